@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * The `triage` command line. The only module that calls process.exit: every command is registered
+ * from scripts/commands/*.ts, throws TriageError on bad input, and is mapped here to a one-line
+ * error and the error's exit code (stack traces only with --debug).
+ */
+import { Command, CommanderError } from "commander";
+import { TriageError } from "./errors.js";
+import { registerCommands } from "./commands/index.js";
+
+const program = new Command();
+program
+  .name("triage")
+  .description("Knowledge Triage: classify agent memory by type and keep rules verbatim across compaction")
+  .version("0.1.0")
+  .option("--debug", "print stack traces on errors")
+  .showHelpAfterError(false)
+  .exitOverride();
+program.configureOutput({
+  writeErr: (s) => process.stderr.write(s),
+  outputError: (s, write) => write(`triage: ${s.replace(/^error: /, "").trim()}\n`),
+});
+registerCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? 0 : 1;
+  } else if (err instanceof TriageError) {
+    process.stderr.write(`triage: ${err.message}\n`);
+    if (program.opts().debug) process.stderr.write(`${err.stack}\n`);
+    process.exitCode = err.exitCode;
+  } else {
+    const e = err as Error;
+    process.stderr.write(`triage: internal error: ${e?.message ?? String(err)}\n`);
+    if (program.opts().debug || process.argv.includes("--debug")) process.stderr.write(`${e?.stack}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,88 @@
+import type { Command } from "commander";
+import { classifyMarkdown } from "../engine/classify.js";
+import { TYPES, type ClassifiedUnit } from "../engine/types.js";
+import { loadClassifier, readInput } from "../io.js";
+import { UsageError } from "../errors.js";
+
+/** One row of `triage classify --json` (see ClassifyRowSchema in schemas.ts). */
+export interface ClassifyRow {
+  file: string;
+  line: number;
+  endLine: number;
+  text: string;
+  type: ClassifiedUnit["type"];
+  confidence: number;
+  scores: Record<(typeof TYPES)[number], number>;
+}
+
+const round = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/** Convert classified units of one file to `--json` rows (structure units omitted except with --all). */
+export function toRows(file: string, units: ClassifiedUnit[], all = false): ClassifyRow[] {
+  return units
+    .filter((u) => all || u.type !== "structure")
+    .map((u) => ({
+      file,
+      line: u.line,
+      endLine: u.endLine,
+      text: u.text,
+      type: u.type,
+      confidence: round(u.confidence),
+      scores: Object.fromEntries(TYPES.map((t) => [t, round(u.scores[t])])) as ClassifyRow["scores"],
+    }));
+}
+
+const ABBR: Record<string, string> = {
+  constraint: "CONSTRAINT",
+  procedural: "procedural",
+  belief: "belief",
+  preference: "preference",
+  episodic: "episodic",
+};
+
+/** Render rows as a fixed-width table: line range, type, confidence, first line of text (truncated). */
+export function renderTable(rows: ClassifyRow[], width = 100): string {
+  const out: string[] = [];
+  let file = "";
+  for (const r of rows) {
+    if (r.file !== file) {
+      file = r.file;
+      out.push(`== ${file}`);
+    }
+    const range = r.endLine > r.line ? `${r.line}-${r.endLine}` : `${r.line}`;
+    const first = r.text.split("\n")[0]?.trim() ?? "";
+    const more = r.endLine > r.line ? ` (+${r.endLine - r.line} lines)` : "";
+    const text = (first + more).length > width ? `${(first + more).slice(0, width - 1)}…` : first + more;
+    out.push(`${range.padStart(7)}  ${(ABBR[r.type] ?? r.type).padEnd(10)}  ${r.confidence.toFixed(2)}  ${text}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+export function registerClassify(program: Command): void {
+  program
+    .command("classify")
+    .description("label every unit of markdown memory files by type (constraint, procedural, belief, preference, episodic)")
+    .argument("<files...>", "markdown files, or - for stdin")
+    .option("--json", "print one JSON array of {file, line, endLine, text, type, confidence, scores}")
+    .option("--model <path>", "model file (default: bundled model/model.json; /dev/null = regex tier)")
+    .option("--summary", "print counts per type after the table")
+    .action((files: string[], opts: { json?: boolean; model?: string; summary?: boolean }) => {
+      if (files.filter((f) => f === "-").length > 1) throw new UsageError("stdin (-) can be given only once");
+      const classifier = loadClassifier(opts.model);
+      const rows: ClassifyRow[] = [];
+      for (const f of files) {
+        const input = readInput(f);
+        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        rows.push(...toRows(f, classifyMarkdown(input.text, classifier)));
+      }
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(rows)}\n`);
+        return;
+      }
+      process.stdout.write(renderTable(rows));
+      if (opts.summary || rows.length > 0) {
+        const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
+        process.stdout.write(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
+      }
+    });
+}

@@ -1,0 +1,54 @@
+import { regexScores } from "./regex-tier.js";
+import { TYPES, type ClassifiedUnit, type KnowledgeType, type Unit } from "./types.js";
+import { isStructure, segment } from "./units.js";
+
+/** Anything that turns units into the five class probabilities (each row sums to 1). */
+export interface Classifier {
+  /** "model" for the trained model, "regex" for the baseline tier. */
+  readonly name: string;
+  /** One probability row per unit, in input order. Units may include context (headings, leadIn). */
+  scores(units: readonly Unit[]): Record<KnowledgeType, number>[];
+}
+
+/** The regex baseline tier as a Classifier (used by `--model /dev/null`). */
+export const regexClassifier: Classifier = {
+  name: "regex",
+  scores: (units) => units.map((u) => regexScores(u)),
+};
+
+/**
+ * Label units: structure units get type "structure" with confidence 1 and zero scores;
+ * every other unit gets the argmax type (ties broken by TYPES order) and its probability.
+ */
+export function classifyUnits(units: readonly Unit[], classifier: Classifier): ClassifiedUnit[] {
+  const content = units.filter((u) => !isStructure(u));
+  const rows = classifier.scores(content);
+  const out: ClassifiedUnit[] = [];
+  let k = 0;
+  for (const u of units) {
+    if (isStructure(u)) {
+      out.push({ ...u, type: "structure", confidence: 1, scores: zeroScores() });
+      continue;
+    }
+    const scores = rows[k++] as Record<KnowledgeType, number>;
+    let best: KnowledgeType = TYPES[0];
+    for (const t of TYPES) if (scores[t] > scores[best]) best = t;
+    out.push({ ...u, type: best, confidence: scores[best], scores });
+  }
+  return out;
+}
+
+/** Segment a markdown text and classify every unit. Pure; never throws on any string. */
+export function classifyMarkdown(text: string, classifier: Classifier): ClassifiedUnit[] {
+  return classifyUnits(segment(text), classifier);
+}
+
+/** Classify one free-standing sentence or chat utterance (no markdown context). */
+export function classifySentence(text: string, classifier: Classifier): ClassifiedUnit {
+  const unit: Unit = { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
+  return classifyUnits([unit], classifier)[0] as ClassifiedUnit;
+}
+
+function zeroScores(): Record<KnowledgeType, number> {
+  return { constraint: 0, procedural: 0, belief: 0, preference: 0, episodic: 0 };
+}

@@ -1,0 +1,212 @@
+import type { Fence, Unit, UnitKind } from "./types.js";
+
+const FENCE_RE = /^(\s*)(`{3,}|~{3,})\s*([^`]*?)\s*$/;
+const HEADING_RE = /^\s{0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$/;
+const HR_RE = /^\s{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:=[ \t]*){3,})$/;
+const LIST_RE = /^(\s*)([-*+•]|\d{1,9}[.)])(?:[ \t]+|$)/;
+const TABLE_SEP_RE = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)+\|?\s*$|^\s*\|\s*:?-{2,}:?\s*\|\s*$/;
+
+/** Column width of leading whitespace, a tab counting as 4 columns (CommonMark tab stop). */
+function indentOf(line: string): number {
+  let cols = 0;
+  for (const ch of line) {
+    if (ch === " ") cols += 1;
+    else if (ch === "\t") cols += 4 - (cols % 4);
+    else break;
+  }
+  return cols;
+}
+
+function isBlank(line: string): boolean {
+  return line.trim() === "";
+}
+
+function isTableRow(line: string): boolean {
+  const t = line.trim();
+  return t.startsWith("|") && t.length > 1;
+}
+
+/** Strip list markers, emphasis and trailing colon, for use as context text. */
+function contextText(line: string): string {
+  return line
+    .replace(LIST_RE, "")
+    .replace(/^\s*#{1,6}\s+/, "")
+    .trim();
+}
+
+/**
+ * Split a markdown memory file into units (see `Unit`).
+ * Input: the decoded text (a leading BOM and CRLF/CR line endings are accepted and normalised).
+ * Output: units in source order; every line (blank or not) belongs to exactly one unit, and
+ * blank lines, fence markers, horizontal rules and table separators are structure units.
+ * Headings are units of their own (kind "heading") and are classified like any line.
+ * Never throws; an empty string gives [].
+ */
+export function segment(source: string): Unit[] {
+  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  if (text === "") return [];
+  if (text.endsWith("\r\n")) text = text.slice(0, -2);
+  else if (text.endsWith("\n") || text.endsWith("\r")) text = text.slice(0, -1);
+  const lines = text.split(/\r\n|\r|\n/);
+  const units: Unit[] = [];
+  const headingStack: { level: number; text: string }[] = [];
+  let listStack: { indent: number; text: string }[] = [];
+  let paraLeadIn = "";
+  let prevNonBlank = "";
+  let lastListItem: Unit | null = null;
+  let tableHeader = "";
+
+  const headings = (): string[] => headingStack.map((h) => h.text);
+  const push = (kind: UnitKind, start: number, end: number, extra: Partial<Unit> = {}): Unit => {
+    const u: Unit = {
+      line: start + 1,
+      endLine: end + 1,
+      text: lines.slice(start, end + 1).join("\n"),
+      kind,
+      headings: headings(),
+      level: 0,
+      depth: 0,
+      leadIn: "",
+      ...extra,
+    };
+    units.push(u);
+    return u;
+  };
+
+  let i = 0;
+  // YAML frontmatter: "---" on line 1 closed by "---" or "..." (Jekyll/Hugo convention).
+  if (lines[0]?.trimEnd() === "---") {
+    let end = -1;
+    for (let j = 1; j < lines.length && j < 500; j++) {
+      const t = lines[j]?.trimEnd();
+      if (t === "---" || t === "...") {
+        end = j;
+        break;
+      }
+    }
+    if (end > 0) {
+      push("frontmatter", 0, end);
+      i = end + 1;
+    }
+  }
+
+  while (i < lines.length) {
+    const line = lines[i] as string;
+    if (isBlank(line)) {
+      push("blank", i, i);
+      lastListItem = null;
+      tableHeader = "";
+      i++;
+      continue;
+    }
+    const indent = indentOf(line);
+    const fence = FENCE_RE.exec(line);
+    if (fence) {
+      const marker = fence[2] as string;
+      const ch = marker[0] as string;
+      let close = -1;
+      for (let j = i + 1; j < lines.length; j++) {
+        const t = (lines[j] as string).trim();
+        if (t.length >= marker.length && t.startsWith(ch.repeat(marker.length)) && /^[`~]+$/.test(t) && t[0] === ch) {
+          close = j;
+          break;
+        }
+      }
+      const last = close === -1 ? lines.length - 1 : close - 1;
+      push("fence", i, i);
+      if (last >= i + 1 && lines.slice(i + 1, last + 1).some((l) => !isBlank(l))) {
+        const f: Fence = {
+          open: line,
+          close: close === -1 ? null : (lines[close] as string),
+          openLine: i + 1,
+          closeLine: close === -1 ? null : close + 1,
+        };
+        push("code", i + 1, last, {
+          fence: f,
+          lang: (fence[3] ?? "").split(/\s+/)[0] ?? "",
+          leadIn: prevNonBlank,
+          depth: listStack.length,
+        });
+      } else {
+        for (let j = i + 1; j <= last; j++) push("blank", j, j);
+      }
+      if (close !== -1) push("fence", close, close);
+      prevNonBlank = "";
+      lastListItem = null;
+      i = (close === -1 ? lines.length - 1 : close) + 1;
+      continue;
+    }
+    const heading = HEADING_RE.exec(line);
+    if (heading && indent < 4) {
+      const level = (heading[1] as string).length;
+      while (headingStack.length && (headingStack[headingStack.length - 1] as { level: number }).level >= level) {
+        headingStack.pop();
+      }
+      push("heading", i, i, { level });
+      headingStack.push({ level, text: (heading[2] ?? "").trim() });
+      listStack = [];
+      paraLeadIn = "";
+      prevNonBlank = contextText(line);
+      lastListItem = null;
+      i++;
+      continue;
+    }
+    if (HR_RE.test(line)) {
+      push("rule", i, i);
+      lastListItem = null;
+      i++;
+      continue;
+    }
+    if (isTableRow(line) || (tableHeader !== "" && line.includes("|"))) {
+      const next = lines[i + 1];
+      if (TABLE_SEP_RE.test(line) && line.includes("-")) {
+        push("table-separator", i, i);
+      } else if (next !== undefined && TABLE_SEP_RE.test(next) && next.includes("-")) {
+        push("table-header", i, i, { leadIn: paraLeadIn });
+        tableHeader = line.trim();
+      } else {
+        push("table-row", i, i, { leadIn: tableHeader || paraLeadIn });
+      }
+      lastListItem = null;
+      prevNonBlank = line.trim();
+      i++;
+      continue;
+    }
+    const list = LIST_RE.exec(line);
+    if (list) {
+      while (listStack.length && (listStack[listStack.length - 1] as { indent: number }).indent >= indent) {
+        listStack.pop();
+      }
+      const parent = listStack[listStack.length - 1];
+      const depth = listStack.length;
+      // Continuation lines: non-blank lines that are not a new block start.
+      let end = i;
+      for (let j = i + 1; j < lines.length; j++) {
+        const l = lines[j] as string;
+        if (isBlank(l) || LIST_RE.test(l) || FENCE_RE.test(l) || HR_RE.test(l) || isTableRow(l)) break;
+        if (HEADING_RE.test(l) && indentOf(l) < 4) break;
+        end = j;
+      }
+      const u = push("list-item", i, end, { depth, leadIn: parent ? parent.text : paraLeadIn });
+      listStack.push({ indent, text: contextText(line) });
+      lastListItem = u;
+      prevNonBlank = contextText(line);
+      i = end + 1;
+      continue;
+    }
+    // A plain paragraph line. After a blank line, an unindented line closes any open list.
+    if (indent === 0 && lastListItem === null) listStack = [];
+    const lead = listStack.length ? (listStack[listStack.length - 1] as { text: string }).text : paraLeadIn;
+    push("line", i, i, { depth: listStack.length, leadIn: lead });
+    const ctx = contextText(line).replace(/[*_`]+/g, "").trim();
+    if (ctx.endsWith(":") || ctx.endsWith("：")) paraLeadIn = ctx;
+    prevNonBlank = ctx;
+    i++;
+  }
+  return units;
+}
+
+/** True when the unit is structure (never classified, never scored). */
+export function isStructure(u: Pick<Unit, "kind">): boolean {
+  return u.kind === "blank" || u.kind === "fence" || u.kind === "rule" || u.kind === "table-separator";
+}
