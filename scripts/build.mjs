@@ -10,7 +10,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  minify: false,
+  minify: true,
   legalComments: "none",
   logLevel: "warning",
   banner: {

@@ -7,6 +7,8 @@
 import { Command, CommanderError } from "commander";
 import { TriageError } from "./errors.js";
 import { registerCommands } from "./commands/index.js";
+import { loadClassifier } from "./io.js";
+import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
 
 const program = new Command();
 program
@@ -14,6 +16,8 @@ program
   .description("Knowledge Triage: classify agent memory by type and keep rules verbatim across compaction")
   .version("0.1.0")
   .option("--debug", "print stack traces on errors")
+  .option("--self-check", "load the model, classify built-in lines, exit 1 if anything is off")
+  .option("--model <path>", "model file for --self-check")
   .showHelpAfterError(false)
   .exitOverride();
 program.configureOutput({
@@ -21,6 +25,20 @@ program.configureOutput({
   outputError: (s, write) => write(`triage: ${s.replace(/^error: /, "").trim()}\n`),
 });
 registerCommands(program);
+program.action((opts: { selfCheck?: boolean; model?: string }) => {
+  if (!opts.selfCheck) {
+    program.outputHelp();
+    return;
+  }
+  const classifier = loadClassifier(opts.model);
+  const failures = runSelfCheck(classifier);
+  if (failures.length) {
+    for (const f of failures) process.stderr.write(`triage: self-check: ${f}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(`self-check ok: ${classifier.name} tier, ${SELF_CHECK_CASES.length} built-in lines classified as expected\n`);
+});
 
 try {
   await program.parseAsync(process.argv);

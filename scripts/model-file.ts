@@ -1,7 +1,78 @@
+/**
+ * Reading and writing model/model.json: zod-validated on load (a corrupt or mismatched file gives a
+ * one-line ModelError), built then validated before write, with fixed key order and rounding so
+ * the same training run gives byte-identical files.
+ */
+import { readFileSync, statSync } from "node:fs";
 import type { Classifier } from "./engine/classify.js";
-import { regexClassifier } from "./engine/classify.js";
+import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelClassifier, type ModelFile } from "./engine/model.js";
+import { ModelError } from "./errors.js";
+import { writeFileAtomic } from "./io.js";
 
-/** TEMPORARY until the trained model lands: returns the regex tier. */
-export function loadModelClassifier(_path: string): Classifier {
-  return regexClassifier;
+/** Parse and validate model JSON text. Throws ModelError naming the first problem. */
+export function parseModel(text: string, path: string): ModelFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ModelError(`${path}: not a valid model file (not JSON)`);
+  }
+  const fmt = (raw as { format?: unknown; version?: unknown } | null) ?? {};
+  if (fmt.format !== MODEL_FORMAT) throw new ModelError(`${path}: not a Knowledge Triage model (format ${JSON.stringify(fmt.format ?? null)})`);
+  if (fmt.version !== MODEL_VERSION) {
+    throw new ModelError(`${path}: model format version ${JSON.stringify(fmt.version)} is not supported (expected ${MODEL_VERSION}); retrain with 'triage train'`);
+  }
+  const r = ModelFileSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new ModelError(`${path}: invalid model: ${issue?.path.join(".") || "file"}: ${issue?.message}`);
+  }
+  return r.data;
+}
+
+/** Read and validate a model file. Throws ModelError if missing, unreadable or invalid. */
+export function readModel(path: string): ModelFile {
+  let text: string;
+  try {
+    if (statSync(path).isDirectory()) throw new ModelError(`${path}: is a directory, not a model file`);
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if (e instanceof ModelError) throw e;
+    throw new ModelError(`cannot read model ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (text.trim() === "") throw new ModelError(`${path}: empty model file (use --model /dev/null for the regex tier)`);
+  return parseModel(text, path);
+}
+
+/** Load a model file as a Classifier. */
+export function loadModelClassifier(path: string): Classifier {
+  return modelClassifier(readModel(path));
+}
+
+const round = (x: number, d: number): number => {
+  const f = 10 ** d;
+  const v = Math.round(x * f) / f;
+  return Object.is(v, -0) ? 0 : v;
+};
+
+/**
+ * Serialise a model with fixed key order (weights and idf are already base64 Float32), validate it
+ * with the same schema used on load, and write it atomically. Returns the bytes written.
+ */
+export function writeModel(path: string, m: ModelFile): number {
+  const ordered: ModelFile = {
+    format: m.format,
+    version: m.version,
+    classes: m.classes,
+    metadata: m.metadata,
+    temperature: round(m.temperature, 6),
+    groupWeights: m.groupWeights,
+    bias: m.bias.map((x) => round(x, 5)),
+    vocabulary: m.vocabulary,
+    idf: m.idf,
+    weights: m.weights,
+  };
+  const text = `${JSON.stringify(ModelFileSchema.parse(ordered))}\n`;
+  writeFileAtomic(path, text);
+  return Buffer.byteLength(text);
 }

@@ -5,7 +5,7 @@ import { TYPES, type KnowledgeType, type Unit } from "./types.js";
  * Cue lists are hand-written from labelling-rules.md §1-§4 (hard modality = constraint, softeners =
  * preference, commands = procedural); everything else is belief, dated/past-tense lines episodic.
  */
-const HARD = new RegExp(
+export const HARD = new RegExp(
   [
     String.raw`\b(never|must|mustn't|must not|always|do not|don't|cannot|can't|shall not|forbidden|prohibited|mandatory|required|only ever|at all times|under no circumstances|read-only|not allowed)\b`,
     "\\b(nunca|siempre|debe|deben|no (?:uses|hagas|modifiques|subas)|prohibido|obligatorio)\\b",
@@ -17,10 +17,10 @@ const HARD = new RegExp(
   ].join("|"),
   "iu",
 );
-const SOFT = /\b(prefer|preferably|ideally|try to|where possible|if possible|when possible|if appropriate|should|avoid|consider|recommended|favou?r)\b|(尽量|最好|推荐|建议|なるべく|できれば|推奨|가급적|권장|preferir|vorzugsweise|möglichst|лучше|желательно|по возможности)/iu;
-const COMMAND = /(^\s*(\$|>|npm|npx|pnpm|yarn|bun|pip|uv|poetry|cargo|go|make|docker|kubectl|helm|terraform|git|ssh|scp|curl|python3?|node|tsx|export|cd|psql|mvn|gradle|dotnet|bundle|rails|rake|mix|\.\/)\b)|`[^`]*\b(npm|pnpm|yarn|cargo|go|make|docker|kubectl|git|ssh|python|pytest|uv|terraform|helm)\b[^`]*`|(^|\s)--[a-z][\w-]+/i;
+export const SOFT = /\b(prefer|preferably|ideally|try to|where possible|if possible|when possible|if appropriate|should|avoid|consider|recommended|favou?r)\b|(尽量|最好|推荐|建议|なるべく|できれば|推奨|가급적|권장|preferir|vorzugsweise|möglichst|лучше|желательно|по возможности)/iu;
+export const COMMAND = /(^\s*(\$|>|npm|npx|pnpm|yarn|bun|pip|uv|poetry|cargo|go|make|docker|kubectl|helm|terraform|git|ssh|scp|curl|python3?|node|tsx|export|cd|psql|mvn|gradle|dotnet|bundle|rails|rake|mix|\.\/)\b)|`[^`]*\b(npm|pnpm|yarn|cargo|go|make|docker|kubectl|git|ssh|python|pytest|uv|terraform|helm)\b[^`]*`|(^|\s)--[a-z][\w-]+/i;
 const STEP = /^\s*(\d+[.)]|step \d+)/i;
-const EPISODIC = /\b(20\d\d-\d\d-\d\d|yesterday|last (week|sprint|month)|we tried|was (fixed|added|removed|deployed)|fixed|implemented|completed|merged|shipped|reverted|migrated)\b|✅/i;
+export const EPISODIC = /\b(20\d\d-\d\d-\d\d|yesterday|last (week|sprint|month)|we tried|was (fixed|added|removed|deployed)|fixed|implemented|completed|merged|shipped|reverted|migrated)\b|✅/i;
 
 /**
  * Classify units with the regex tier. Output probabilities are fixed per rule

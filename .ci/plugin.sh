@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Plugin checks for CI (called by .ci/run; works in a fresh clone after `npm ci`, no network needed):
+#  1. claude plugin validate --strict on the marketplace and on the plugin (hooks.json, skills included)
+#  2. skills-ref validate on skills/knowledge-triage and on the top-level SKILL.md (same bytes)
+#  3. the end-to-end test: the real Claude Code CLI, offline, plugin installed from this repo as a local
+#     marketplace, against the mock Messages API (tests/e2e). Inside a private network namespace when
+#     `unshare -n` is allowed (root), so nothing can leave the machine.
+# Skips steps 1 and 3 with a message only when node_modules/.bin/claude is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd -P)
+CLAUDE="$ROOT/node_modules/.bin/claude"
+FAIL=0
+step() { printf '\n== %s\n' "$*"; }
+
+[ -f dist/triage.mjs ] || { step "dist/triage.mjs missing: building"; node scripts/build.mjs; }
+
+step "claude plugin validate --strict"
+if [ -x "$CLAUDE" ]; then
+  "$CLAUDE" --version
+  "$CLAUDE" plugin validate --strict . || FAIL=1
+  "$CLAUDE" plugin validate --strict .claude-plugin/plugin.json || FAIL=1
+  # The marketplace installs ./plugins/knowledge-triage: its symlinks must resolve inside this repo.
+  for L in .claude-plugin/plugin.json hooks dist skills; do
+    [ -e "plugins/knowledge-triage/$L" ] || { echo "broken: plugins/knowledge-triage/$L"; FAIL=1; }
+  done
+else
+  echo "SKIP: $CLAUDE not found (npm ci installs the devDependency @anthropic-ai/claude-code)"
+fi
+
+step "skills-ref validate"
+npx --no-install skills-ref validate skills/knowledge-triage || FAIL=1
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+mkdir "$TMP/knowledge-triage" && cp SKILL.md "$TMP/knowledge-triage/SKILL.md"
+npx --no-install skills-ref validate "$TMP/knowledge-triage" || FAIL=1
+cmp -s SKILL.md skills/knowledge-triage/SKILL.md || { echo "SKILL.md and skills/knowledge-triage/SKILL.md differ"; FAIL=1; }
+
+step "end-to-end: real Claude Code session with the plugin (tests/e2e)"
+if [ -x "$CLAUDE" ]; then
+  if [ "${KT_NETNS:-1}" = 1 ] && command -v ip >/dev/null 2>&1 && unshare -n ip link set lo up 2>/dev/null; then
+    echo "(running in a private network namespace: loopback only)"
+    unshare -n bash -c 'ip link set lo up && exec npx --no-install vitest run tests/e2e' || FAIL=1
+  else
+    npx --no-install vitest run tests/e2e || FAIL=1
+  fi
+else
+  echo "SKIP: end-to-end test needs $CLAUDE"
+fi
+
+[ "$FAIL" = 0 ] && echo "plugin checks passed" || echo "plugin checks FAILED"
+exit "$FAIL"

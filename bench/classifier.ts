@@ -1,0 +1,109 @@
+/**
+ * Classifier benchmark (`npm run bench`): prints the issue-2 floors with measured values.
+ * - test-split macro-F1, constraint recall, regex-baseline macro-F1 (data/test)
+ * - 5-fold grouped CV macro-F1 and training wall time (retrains in process; --skip-train reads metadata)
+ * - in-process throughput (units/s), cold-start `classify examples/CLAUDE.md` vs `node -e 0` (median of 10)
+ * - model.json size
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { regexClassifier } from "../scripts/engine/classify.js";
+import { buildExamples, crossValidate, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, argmax } from "../scripts/engine/train.js";
+import { computeMetrics } from "../scripts/engine/metrics.js";
+import { modelClassifier } from "../scripts/engine/model.js";
+import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
+import { loadLabelledData } from "../scripts/data.js";
+import { evaluateDocs } from "../scripts/evaluate.js";
+import { defaultModelPath } from "../scripts/io.js";
+import { readModel } from "../scripts/model-file.js";
+
+const rows: [string, string, string, boolean][] = [];
+const check = (name: string, value: string, floor: string, ok: boolean): void => {
+  rows.push([name, value, floor, ok]);
+};
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+
+const model = readModel(defaultModelPath());
+const clf = modelClassifier(model);
+const test = loadLabelledData("data/test");
+const m = evaluateDocs(test.docs, clf).metrics;
+const base = evaluateDocs(test.docs, regexClassifier).metrics;
+check("test macro-F1", m.macroF1.toFixed(3), ">= 0.88", m.macroF1 >= 0.88);
+check("test constraint recall", m.perClass.constraint.recall.toFixed(3), ">= 0.95", m.perClass.constraint.recall >= 0.95);
+check("test macro-F1 minus regex baseline", `${((m.macroF1 - base.macroF1) * 100).toFixed(1)} points (regex ${base.macroF1.toFixed(3)})`, ">= 15 points", m.macroF1 - base.macroF1 >= 0.15);
+
+const train = loadLabelledData("data/train");
+if (process.argv.includes("--skip-train")) {
+  const cv = model.metadata.cv?.macroF1 ?? 0;
+  check("5-fold CV macro-F1 (from model metadata)", cv.toFixed(3), ">= 0.90", cv >= 0.9);
+} else {
+  const t0 = performance.now();
+  const ex = buildExamples(train.docs, false);
+  const cv = crossValidate(ex, DEFAULT_TRAIN_OPTIONS);
+  const held = cv.scored.map((i) => cv.logits[i] as number[]);
+  const ys = cv.scored.map((i) => (ex[i] as (typeof ex)[number]).y);
+  const off = fitDecisionOffsets(held, ys, model.metadata.minConstraintRecall);
+  const adj = computeMetrics(
+    ys.map((y) => TYPES[y] as KnowledgeType),
+    held.map((z) => TYPES[argmax(z.map((v, k) => v + (off[k] as number)))] as KnowledgeType),
+  );
+  const secs = (performance.now() - t0) / 1000;
+  check("5-fold grouped CV macro-F1 (argmax)", cv.metrics.macroF1.toFixed(3), ">= 0.90", cv.metrics.macroF1 >= 0.9);
+  check("5-fold grouped CV macro-F1 (shipped decision offsets)", adj.macroF1.toFixed(3), "(info)", true);
+  check("training time, 5-fold CV (no final fit)", `${secs.toFixed(1)} s`, "<= 180 s", secs <= 180);
+}
+
+// Throughput: every unit of train + test documents, in context, classified in one process.
+const docs = [...train.docs, ...test.docs].filter((d) => d.units.length > 1);
+const units = docs.reduce((a, d) => a + d.units.length, 0);
+for (const d of docs.slice(0, 20)) clf.scores(d.units); // warm caches, JIT
+let n = 0;
+const t1 = performance.now();
+while (performance.now() - t1 < 3000) {
+  for (const d of docs) clf.scores(d.units);
+  n += units;
+}
+const ups = n / ((performance.now() - t1) / 1000);
+check("throughput in one process", `${Math.round(ups).toLocaleString("en")} units/s`, ">= 100,000 units/s", ups >= 100_000);
+
+// Cold start, side by side, median of 10.
+try {
+  execFileSync("node", ["scripts/build.mjs"], { stdio: "ignore" });
+} catch {
+  /* use the committed bundle */
+}
+const time = (args: string[]): number => {
+  const t = performance.now();
+  const r = spawnSync("node", args, { stdio: ["ignore", "ignore", "inherit"] });
+  if (r.status !== 0) throw new Error(`node ${args.join(" ")} exited ${r.status}`);
+  return performance.now() - t;
+};
+const cold: number[] = [];
+const bare: number[] = [];
+for (let i = 0; i < 10; i++) {
+  bare.push(time(["-e", "0"]));
+  cold.push(time(["dist/triage.mjs", "classify", "examples/CLAUDE.md"]));
+}
+const ratio = median(cold) / median(bare);
+check("cold classify examples/CLAUDE.md vs node -e 0", `${median(cold).toFixed(0)} ms vs ${median(bare).toFixed(0)} ms = ${ratio.toFixed(2)}x`, "<= 2x", ratio <= 2);
+const size = statSync(defaultModelPath()).size;
+check("model.json size", `${(size / 1024 / 1024).toFixed(2)} MB`, "<= 2 MB", size <= 2 * 1024 * 1024);
+
+const w = [44, 44, 18];
+console.log(`${"measure".padEnd(w[0] as number)} ${"value".padEnd(w[1] as number)} ${"floor".padEnd(w[2] as number)} ok`);
+for (const [a, b, c, ok] of rows) console.log(`${a.padEnd(w[0] as number)} ${b.padEnd(w[1] as number)} ${c.padEnd(w[2] as number)} ${ok ? "yes" : "NO"}`);
+console.log(`per-language test macro-F1: ${perLang()}`);
+
+function perLang(): string {
+  const { predictions } = evaluateDocs(test.docs, clf);
+  const langs = [...new Set(predictions.map((p) => p.lang))].sort();
+  return langs
+    .map((l) => {
+      const ps = predictions.filter((p) => p.lang === l);
+      return `${l} ${computeMetrics(ps.map((p) => p.gold), ps.map((p) => p.pred)).macroF1.toFixed(3)} (${ps.length})`;
+    })
+    .join(", ");
+}

@@ -1,0 +1,171 @@
+/**
+ * `npm run bench:extract`: quality and speed of transcript extraction.
+ * 1. Precision / recall of durable rules on the labelled transcripts in data/transcripts/ (gold: <name>.gold.json,
+ *    the rules that must be active after extraction). A predicted active rule matches a gold rule when one's
+ *    content terms contain the other's or their Jaccard >= 0.6 (engine tokeniser; [REDACTED] ignored).
+ * 2. Latency and peak RSS on a generated 50 MB transcript: first run and an incremental run after a small
+ *    append, each in a fresh `node dist/triage.mjs extract` process (what a hook pays) and in process.
+ * Flags: --quality (only 1), --speed (only 2), --mb N (size of the generated transcript, default 50),
+ * --regex (regex classifier tier instead of the bundled model), --verbose (list misses and false positives).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { regexClassifier, type Classifier } from "../scripts/engine/classify.js";
+import { loadClassifier } from "../scripts/io.js";
+import { contentTerms, polarityOf, similarity } from "../scripts/memory/consolidate.js";
+import { runExtract } from "../scripts/memory/extract-run.js";
+import { loadStore } from "../scripts/memory/state.js";
+import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
+
+const args = new Set(process.argv.slice(2));
+const mbArg = process.argv.indexOf("--mb");
+const MB = mbArg > 0 ? Number(process.argv[mbArg + 1]) : 50;
+const root = resolve(import.meta.dirname, "..");
+const dataDir = join(root, "data", "transcripts");
+
+function classifier(): Classifier {
+  if (args.has("--regex")) return regexClassifier;
+  try {
+    return loadClassifier();
+  } catch (e) {
+    console.log(`(model not loadable: ${(e as Error).message.split("\n")[0]}; using the regex tier)`);
+    return regexClassifier;
+  }
+}
+
+/** True when predicted rule text p matches gold text g (containment of content terms, or Jaccard >= 0.6). */
+export function matches(p: string, g: string): boolean {
+  const a = contentTerms(p);
+  const b = contentTerms(g);
+  if (a.length === 0 || b.length === 0) return false;
+  if (polarityOf(p) !== polarityOf(g)) return false;
+  const sim = similarity(a, b);
+  return sim.jaccard >= 0.6 || (sim.overlap >= 0.9 && sim.shared >= Math.min(3, b.length));
+}
+
+async function quality(label: string, filter: (name: string) => boolean): Promise<{ precision: number; recall: number }> {
+  const c = classifier();
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  let turns = 0;
+  let leaks = 0;
+  const names = readdirSync(dataDir).filter((f) => f.endsWith(".jsonl") && filter(f)).sort();
+  for (const f of names) {
+    const work = mkdtempSync(join(tmpdir(), "kt-bench-"));
+    const tpath = join(work, f);
+    const raw = readFileSync(join(dataDir, f), "utf8");
+    writeFileSync(tpath, expandSecrets(raw));
+    turns += raw.split("\n").filter((l) => l.includes('"type":"user"') && l.includes('"content":"') && !l.includes("isMeta") && !l.includes("isSidechain\":true") && !l.includes("<command") && !l.includes("<local-command") && !l.includes("isCompactSummary")).length;
+    const gold = (JSON.parse(readFileSync(join(dataDir, f.replace(/\.jsonl$/, ".gold.json")), "utf8")) as { rules: string[] }).rules.map((g) =>
+      g.replace(/\$\{SECRET:[\w-]+\}/g, "[REDACTED]"),
+    );
+    const rulesDir = join(work, "rules");
+    await runExtract({ transcriptPath: tpath, rulesDir, classifier: c });
+    const active = loadStore(rulesDir).rules.filter((r) => r.status === "active").map((r) => r.text);
+    const used = new Set<number>();
+    for (const p of active) {
+      const k = gold.findIndex((g, i) => !used.has(i) && matches(p, g));
+      if (k >= 0) {
+        used.add(k);
+        tp++;
+      } else {
+        fp++;
+        if (args.has("--verbose")) console.log(`  FP ${f}: ${p}`);
+      }
+    }
+    gold.forEach((g, i) => {
+      if (!used.has(i)) {
+        fn++;
+        if (args.has("--verbose")) console.log(`  FN ${f}: ${g}`);
+      }
+    });
+    // No secret may reach any file of the rules folder (rules, sidecar, cursors).
+    const all = execFileSync("sh", ["-c", `cat $(find "${rulesDir}" -type f)`]).toString();
+    for (const s of FAKE_SECRETS) if (all.includes(s.needle)) leaks++;
+    rmSync(work, { recursive: true, force: true });
+  }
+  const precision = tp / Math.max(1, tp + fp);
+  const recall = tp / Math.max(1, tp + fn);
+  console.log(`quality, ${label} (${c.name} classifier): ${names.length} transcripts, ${turns} typed user turns, gold rules ${tp + fn}`);
+  console.log(`  precision ${precision.toFixed(3)}  recall ${recall.toFixed(3)}  (tp ${tp}, fp ${fp}, fn ${fn}); secrets leaked into rules folder: ${leaks}`);
+  return { precision, recall };
+}
+
+/** Write a transcript of about `mb` MB: filler turns with tool results (some 2 MB lines), rules near start and end. */
+async function generate(path: string, mb: number): Promise<void> {
+  const out = createWriteStream(path);
+  const write = (s: string): Promise<void> => new Promise((res) => (out.write(s) ? res() : out.once("drain", () => res())));
+  const base = { isSidechain: false, userType: "external", cwd: "/home/dev/big", sessionId: "big", version: "2.1.197" };
+  let bytes = 0;
+  let i = 0;
+  const line = async (o: unknown): Promise<void> => {
+    const s = `${JSON.stringify(o)}\n`;
+    bytes += s.length;
+    await write(s);
+  };
+  await line({ ...base, type: "user", uuid: "u0", message: { role: "user", content: "From now on, never force-push to shared branches." } });
+  const blob = "x".repeat(4000);
+  while (bytes < mb * 1e6) {
+    i++;
+    await line({ ...base, type: "user", uuid: `u${i}`, message: { role: "user", content: `please look at module ${i} and tell me what it does` } });
+    await line({ ...base, type: "assistant", uuid: `a${i}`, message: { role: "assistant", content: [{ type: "tool_use", id: `t${i}`, name: "Read", input: { file_path: `/src/m${i}.ts` } }] } });
+    const body = i % 500 === 0 ? "y".repeat(2_000_000) : blob;
+    await line({ ...base, type: "user", uuid: `r${i}`, message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${i}`, content: body }] } });
+    await line({ ...base, type: "assistant", uuid: `b${i}`, message: { role: "assistant", content: [{ type: "text", text: `Module ${i} parses the config.` }] } });
+  }
+  await line({ ...base, type: "user", uuid: "ulast", message: { role: "user", content: "Always run `make check` before pushing." } });
+  await new Promise<void>((res) => out.end(() => res()));
+}
+
+function timeCli(transcript: string, rulesDir: string): { ms: number; rssMb: number; out: string } {
+  const t0 = performance.now();
+  const r = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, join(root, "dist", "triage.mjs"), "extract", transcript, "--rules-dir", rulesDir, "--json"], {
+    encoding: "utf8",
+  });
+  const ms = performance.now() - t0;
+  const rssKb = Number((r.stderr.trim().split("\n").pop() ?? "0").trim());
+  return { ms, rssMb: rssKb / 1024, out: r.stdout.trim() };
+}
+
+async function speed(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "kt-bench-big-"));
+  const t = join(work, "big.jsonl");
+  await generate(t, MB);
+  const size = readFileSync(t).length === 0 ? 0 : (await import("node:fs")).statSync(t).size;
+  console.log(`speed: generated transcript ${(size / 1e6).toFixed(1)} MB`);
+  if (!existsSync(join(root, "dist", "triage.mjs"))) execFileSync(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root });
+  const hasTime = existsSync("/usr/bin/time");
+  const rulesDir = join(work, "rules");
+  if (hasTime) {
+    const first = timeCli(t, rulesDir);
+    console.log(`  CLI first run:        ${first.ms.toFixed(0)} ms wall, peak RSS ${first.rssMb.toFixed(0)} MB  ${first.out.slice(0, 120)}`);
+    const again = timeCli(t, rulesDir);
+    console.log(`  CLI no-change rerun:  ${again.ms.toFixed(0)} ms wall, peak RSS ${again.rssMb.toFixed(0)} MB`);
+    appendFileSync(t, `${JSON.stringify({ type: "user", uuid: "uappend", sessionId: "big", message: { role: "user", content: "Never commit secrets to the repo." } })}\n`);
+    const inc = timeCli(t, rulesDir);
+    console.log(`  CLI incremental (small append): ${inc.ms.toFixed(0)} ms wall, peak RSS ${inc.rssMb.toFixed(0)} MB  ${inc.out.slice(0, 120)}`);
+  }
+  // In process (no node start-up): what a long-lived caller pays.
+  const rd2 = join(work, "rules2");
+  const c = classifier();
+  const m0 = process.memoryUsage().rss;
+  let t0 = performance.now();
+  const r1 = await runExtract({ transcriptPath: t, rulesDir: rd2, classifier: c });
+  const first = performance.now() - t0;
+  appendFileSync(t, `${JSON.stringify({ type: "user", uuid: "uappend2", sessionId: "big", message: { role: "user", content: "Always sign release tags." } })}\n`);
+  t0 = performance.now();
+  const r2 = await runExtract({ transcriptPath: t, rulesDir: rd2, classifier: c });
+  const inc = performance.now() - t0;
+  console.log(`  in-process first run: ${first.toFixed(0)} ms (${r1.linesRead} lines, ${r1.added} rules), incremental: ${inc.toFixed(1)} ms (${r2.linesRead} new lines, ${r2.added} added); RSS growth ${((process.memoryUsage().rss - m0) / 1e6).toFixed(0)} MB`);
+  rmSync(work, { recursive: true, force: true });
+}
+
+if (!args.has("--speed")) {
+  await quality("tuning set", (f) => !f.startsWith("h"));
+  await quality("held-out set (h-*, written after tuning)", (f) => f.startsWith("h"));
+  await quality("all", () => true);
+}
+if (!args.has("--quality")) await speed();

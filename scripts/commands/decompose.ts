@@ -1,0 +1,84 @@
+import { join } from "node:path";
+import type { Command } from "commander";
+import { estimateTokens } from "../engine/budget.js";
+import { classifyMarkdown } from "../engine/classify.js";
+import { TriageError, UsageError } from "../errors.js";
+import { loadClassifier, readInput, writeFileAtomic } from "../io.js";
+import { decompose, type MemoryDoc } from "../operators/decompose.js";
+import { ManifestSchema } from "../operators/schemas.js";
+import { budgetFromFlags, pinMassFlag } from "./compact.js";
+
+interface DecomposeFlags {
+  out?: string;
+  by?: string;
+  maxTokens?: string;
+  maxRatio?: string;
+  model?: string;
+  pinMass?: string;
+  json?: boolean;
+}
+
+/** `triage decompose <file...> --out DIR [--by section | --max-tokens N | --max-ratio R]`. */
+export function registerDecompose(program: Command): void {
+  program
+    .command("decompose")
+    .description("split memory files into partitions (by top-level section or size) and copy every rule into each partition it governs")
+    .argument("<files...>", "markdown memory files")
+    .requiredOption("--out <dir>", "folder for one markdown file per partition and manifest.json")
+    .option("--by <mode>", "section (default): one partition per top-level section")
+    .option("--max-tokens <n>", "partition by size: at most n tokens of native content per partition")
+    .option("--max-ratio <r>", "partition by size: at most r x the base's token estimate per partition")
+    .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
+    .option("--pin-mass <p>", "also treat units with P(constraint)+P(procedural) >= p as rules (default 0.4)")
+    .option("--json", "print the manifest on stdout as well")
+    .action((files: string[], opts: DecomposeFlags, cmd: Command) => {
+      opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
+      if (files.includes("-")) throw new UsageError("decompose reads files, not stdin");
+      const bySize = opts.maxTokens !== undefined || opts.maxRatio !== undefined;
+      if (opts.by !== undefined && opts.by !== "section") throw new UsageError(`--by must be "section" (use --max-tokens or --max-ratio for size), got "${opts.by}"`);
+      if (opts.by === "section" && bySize) throw new UsageError("give either --by section or --max-tokens/--max-ratio, not both");
+      const classifier = loadClassifier(opts.model);
+      const docs: MemoryDoc[] = files.map((f) => {
+        const input = readInput(f);
+        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        return { name: f, units: classifyMarkdown(input.text, classifier) };
+      });
+      const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
+      const pinMass = pinMassFlag(opts.pinMass);
+      const result = bySize
+        ? decompose(docs, { by: "size", maxTokens: budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]), pinMass })
+        : decompose(docs, { by: "section", pinMass });
+      if (result.violations.length > 0) throw new TriageError(`internal: ${result.violations.length} locality violations`, "INTERNAL", 1);
+      const dir = opts.out as string;
+      const manifest = ManifestSchema.parse({
+        format: "knowledge-triage/decompose",
+        version: 1,
+        by: bySize ? "size" : "section",
+        maxTokens: bySize ? budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]) : null,
+        sources: files,
+        rules: result.rules.length,
+        violations: result.violations.length,
+        partitions: result.partitions.map((p) => ({
+          id: p.id,
+          file: `${p.id}.md`,
+          title: p.title,
+          source: p.doc,
+          tokens: p.tokens,
+          paths: p.paths,
+          topics: p.topics,
+          units: p.units.flatMap(([d, i]) => {
+            const u = docs[d]?.units[i];
+            return u && u.type !== "structure" ? [{ line: u.line, endLine: u.endLine, type: u.type }] : [];
+          }),
+          copied: p.copied.map((c) => ({ source: docs[c.rule.doc]?.name ?? "", line: c.rule.unit.line, type: c.rule.unit.type, text: c.rule.unit.text, scope: c.rule.scope, why: c.why })),
+        })),
+      });
+      for (const p of result.partitions) writeFileAtomic(join(dir, `${p.id}.md`), p.text);
+      writeFileAtomic(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+      if (opts.json) process.stdout.write(`${JSON.stringify(manifest)}\n`);
+      else {
+        const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);
+        process.stdout.write(`${result.partitions.length} partitions, ${result.rules.length} rules, ${copies} rule copies, 0 locality violations; wrote ${join(dir, "manifest.json")}\n`);
+      }
+    });
+}

@@ -1,0 +1,29 @@
+import type { Command } from "commander";
+import { UsageError } from "../errors.js";
+import { defaultRulesDir } from "../memory/api.js";
+import { EXPORT_FORMATS, exportRules, planExport, type ExportFormat } from "../memory/export.js";
+import { readRuleFiles } from "../memory/pinned.js";
+
+/** `triage export --format cursor|copilot|windsurf|agents|gemini [--rules-dir DIR] [--out DIR] [--stdout]`. */
+export function registerExport(program: Command): void {
+  program
+    .command("export")
+    .description("write the pinned rules in another agent's native file (Cursor .mdc, Copilot instructions, Windsurf rules, AGENTS.md, GEMINI.md)")
+    .requiredOption("--format <format>", EXPORT_FORMATS.join("|"))
+    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--out <dir>", "project root to write into (default: current directory)")
+    .option("--stdout", "print the files instead of writing them")
+    .action((opts: { format: string; rulesDir?: string; out?: string; stdout?: boolean }) => {
+      if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}`);
+      const format = opts.format as ExportFormat;
+      const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
+      if (opts.stdout) {
+        for (const f of planExport(format, readRuleFiles(rulesDir))) process.stdout.write(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
+        return;
+      }
+      const r = exportRules(rulesDir, opts.out ?? process.cwd(), format);
+      if (r.rules === 0) process.stderr.write(`triage: no rules in ${rulesDir}\n`);
+      for (const f of r.files) process.stdout.write(`wrote ${f}\n`);
+      for (const f of r.removed) process.stdout.write(`removed ${f}\n`);
+    });
+}

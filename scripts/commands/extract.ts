@@ -1,0 +1,61 @@
+import type { Command } from "commander";
+import { UsageError } from "../errors.js";
+import { loadClassifier } from "../io.js";
+import { defaultRulesDir, extractTranscript, lazyClassifier } from "../memory/api.js";
+
+/** Options of `triage extract`. */
+interface ExtractCliOptions {
+  rulesDir?: string;
+  json?: boolean;
+  dryRun?: boolean;
+  llm?: string;
+  model?: string;
+  session?: string;
+  explain?: boolean;
+}
+
+/** `triage extract <transcript.jsonl> --rules-dir DIR [--json] [--dry-run] [--llm CMD]`. */
+export function registerExtract(program: Command): void {
+  program
+    .command("extract")
+    .description("extract the durable rules a user stated in a Claude Code transcript (JSONL) into .claude/rules/knowledge-triage/")
+    .argument("<transcript>", "transcript .jsonl file")
+    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--json", "print the report as JSON")
+    .option("--dry-run", "show what would be written; write nothing")
+    .option("--llm <cmd>", "ask this shell command (prompt on stdin, yes/no on stdout) about borderline sentences")
+    .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
+    .option("--session <id>", "session id (default: transcript file name)")
+    .option("--explain", "print every candidate sentence with its score and verdict (redacted)")
+    .action(async (transcript: string, _opts: ExtractCliOptions, cmd: Command) => {
+      if (!transcript) throw new UsageError("missing transcript path");
+      // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
+      const opts = cmd.optsWithGlobals<ExtractCliOptions>();
+      const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
+      const classifier = lazyClassifier(() => loadClassifier(opts.model));
+      const verdicts: import("../memory/extract.js").Verdict[] = [];
+      let report: import("../memory/api.js").ExtractReport;
+      if (opts.explain) {
+        const { runExtract } = await import("../memory/extract-run.js");
+        report = await runExtract({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, sessionId: opts.session }, { verdicts });
+      } else {
+        report = await extractTranscript({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, sessionId: opts.session });
+      }
+      for (const w of report.warnings) process.stderr.write(`triage: ${w}\n`);
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(opts.explain ? { ...report, verdicts } : report)}\n`);
+        return;
+      }
+      if (opts.explain) {
+        for (const v of verdicts) {
+          process.stdout.write(`${v.keep ? "KEEP" : "drop"} ${v.score.toFixed(2).padStart(6)} ${v.kind.padEnd(10)} ${v.text}  [${v.cues.join(",")}]\n`);
+        }
+      }
+      const verb = opts.dryRun ? "would write" : "wrote";
+      process.stdout.write(
+        `${report.linesRead} lines read, ${report.linesSkipped} skipped, ${report.candidates} candidate sentences, ${report.kept} kept: ` +
+          `${report.added} added, ${report.updated} updated, ${report.retired} retired\n`,
+      );
+      for (const f of report.files) process.stdout.write(`${verb} ${f}\n`);
+    });
+}

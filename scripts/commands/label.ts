@@ -1,0 +1,124 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { basename, extname, join } from "node:path";
+import type { Command } from "commander";
+import { classifyMarkdown } from "../engine/classify.js";
+import { TYPES, type KnowledgeType } from "../engine/types.js";
+import { UsageError } from "../errors.js";
+import { loadClassifier, readInput, writeFileAtomic } from "../io.js";
+import { buildLlmPrompt, parseLlmAnswer } from "../llm.js";
+
+const MEMORY_NAMES = new Set([".cursorrules", ".windsurfrules", ".clinerules", "CLAUDE.md", "AGENTS.md", "GEMINI.md"]);
+const MEMORY_EXT = new Set([".md", ".mdc", ".markdown", ".txt"]);
+
+/** Memory files under the given paths (folders walked recursively, skipping dot-folders and node_modules), sorted. */
+export function collectMemoryFiles(paths: string[]): string[] {
+  const out: string[] = [];
+  const walk = (p: string, top: boolean): void => {
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      if (top) throw new UsageError(`no such file or folder: ${p}`);
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const e of readdirSync(p).sort()) {
+        if (e === "node_modules" || e === ".git") continue;
+        const child = join(p, e);
+        if (e.startsWith(".") && !MEMORY_NAMES.has(e) && !(e === ".cursor" || e === ".github" || e === ".claude" || e === ".clinerules")) continue;
+        walk(child, false);
+      }
+    } else if (top || MEMORY_NAMES.has(basename(p)) || MEMORY_EXT.has(extname(p).toLowerCase())) {
+      out.push(p);
+    }
+  };
+  for (const p of paths) walk(p, true);
+  return out;
+}
+
+/** One row of `triage label` output: candidate training data for review (trainable as loose units). */
+interface LabelRow {
+  file: string;
+  line: number;
+  endLine: number;
+  text: string;
+  type: KnowledgeType;
+  confidence: number;
+  source: "model" | "regex" | "llm";
+  modelType: KnowledgeType;
+  headings: string[];
+  llmError?: string;
+}
+
+export function registerLabel(program: Command): void {
+  program
+    .command("label")
+    .description("turn memory files into candidate training data (JSONL) for review, optionally asking an LLM command per unit")
+    .argument("<paths...>", "memory files or folders")
+    .requiredOption("-o, --output <file.jsonl>", "where to write the labelled units")
+    .option("--model <path>", "model file (default: bundled; /dev/null = regex tier)")
+    .option("--llm <command>", "shell command that reads a prompt on stdin and answers with one type name")
+    .option("--llm-timeout <ms>", "per-call timeout for --llm in ms", "30000")
+    .action((paths: string[], opts: { output: string; model?: string; llm?: string; llmTimeout: string }) => {
+      const timeout = Number(opts.llmTimeout);
+      if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--llm-timeout must be a positive number of ms (got ${opts.llmTimeout})`);
+      const classifier = loadClassifier(opts.model);
+      const files = collectMemoryFiles(paths);
+      if (files.length === 0) throw new UsageError(`no memory files found under ${paths.join(", ")}`);
+      const rows: LabelRow[] = [];
+      let llmCalls = 0;
+      let llmFailures = 0;
+      let agree = 0;
+      for (const f of files) {
+        const input = readInput(f);
+        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        for (const u of classifyMarkdown(input.text, classifier)) {
+          if (u.type === "structure") continue;
+          const row: LabelRow = {
+            file: f,
+            line: u.line,
+            endLine: u.endLine,
+            text: u.text,
+            type: u.type,
+            confidence: Math.round(u.confidence * 1e4) / 1e4,
+            source: classifier.name === "regex" ? "regex" : "model",
+            modelType: u.type,
+            headings: u.headings,
+          };
+          if (opts.llm) {
+            llmCalls++;
+            const r = spawnSync(opts.llm, {
+              shell: true,
+              input: buildLlmPrompt(u.text, u.headings),
+              encoding: "utf8",
+              timeout,
+              maxBuffer: 1 << 20,
+            });
+            const answer = r.status === 0 && !r.error ? parseLlmAnswer(r.stdout) : null;
+            if (answer) {
+              row.type = answer;
+              row.source = "llm";
+              if (answer === u.type) agree++;
+            } else {
+              llmFailures++;
+              row.llmError = r.error
+                ? (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT"
+                  ? `timed out after ${timeout} ms`
+                  : r.error.message
+                : r.status !== 0
+                  ? `exit ${r.status ?? r.signal}`
+                  : `unparseable answer: ${JSON.stringify(r.stdout.slice(0, 60))}`;
+            }
+          }
+          rows.push(row);
+        }
+      }
+      writeFileAtomic(opts.output, rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : ""));
+      const counts = TYPES.map((t) => `${rows.filter((r) => r.type === t).length} ${t}`).join(", ");
+      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${opts.output} (${counts})\n`);
+      if (opts.llm) {
+        process.stderr.write(`llm: ${llmCalls} calls, ${llmFailures} failed (kept the ${classifier.name} label), agreement with ${classifier.name} ${llmCalls - llmFailures ? ((agree / (llmCalls - llmFailures)) * 100).toFixed(1) : "0.0"}%\n`);
+      }
+    });
+}

@@ -1,0 +1,99 @@
+/**
+ * Reading labelled data from disk: a folder of `<name>.md` + `<name>.labels.jsonl` documents and
+ * loose `*.jsonl` units, or a single such file. Validates every line with zod (schemas.ts).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { alignLabels, type LineLabel } from "./engine/gold.js";
+import type { LabelledDoc } from "./engine/train.js";
+import type { Unit } from "./engine/types.js";
+import { segment, isStructure } from "./engine/units.js";
+import { DataError, UsageError } from "./errors.js";
+import { decodeBytes } from "./io.js";
+import { LineLabelSchema, LooseUnitSchema } from "./schemas.js";
+
+/** Labelled documents plus a sha256 over the files read (sorted by name) and per-file counts. */
+export interface LoadedData {
+  docs: LabelledDoc[];
+  sha256: string;
+  files: string[];
+}
+
+function parseJsonl<T>(path: string, text: string, parse: (v: unknown) => T): T[] {
+  const out: T[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === "") return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new DataError(`${path}:${i + 1}: not valid JSON`);
+    }
+    try {
+      out.push(parse(v));
+    } catch (e) {
+      const issue = (e as { issues?: { path: (string | number)[]; message: string }[] }).issues?.[0];
+      throw new DataError(`${path}:${i + 1}: ${issue ? `${issue.path.join(".") || "value"}: ${issue.message}` : (e as Error).message}`);
+    }
+  });
+  return out;
+}
+
+function loadDocument(mdPath: string, labelsPath: string): LabelledDoc {
+  const md = decodeBytes(readFileSync(mdPath), mdPath).text;
+  const labels: LineLabel[] = parseJsonl(labelsPath, readFileSync(labelsPath, "utf8"), (v) => LineLabelSchema.parse(v));
+  const units = segment(md).filter((u) => !isStructure(u));
+  const lineCount = md.split(/\r\n|\r|\n/).length;
+  for (const l of labels) if (l.line > lineCount) throw new DataError(`${labelsPath}: line ${l.line} is past the end of ${mdPath} (${lineCount} lines)`);
+  const { gold } = alignLabels(units, labels);
+  const byUnit = new Map(gold.map((g) => [g.unit, g]));
+  return {
+    group: basename(mdPath),
+    units,
+    gold: units.map((u) => byUnit.get(u)?.type ?? null),
+    lang: units.map((u) => byUnit.get(u)?.lang ?? null),
+  };
+}
+
+function loadLoose(path: string): LabelledDoc[] {
+  const rows = parseJsonl(path, readFileSync(path, "utf8"), (v) => LooseUnitSchema.parse(v));
+  return rows.map((r, i) => {
+    const unit: Unit = { line: i + 1, endLine: i + 1, text: r.text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
+    return { group: `${basename(path)}#${i % 50}`, units: [unit], gold: [r.type], lang: [r.lang] };
+  });
+}
+
+/**
+ * Load labelled data from a folder or a file (.jsonl of loose units, or .md with its .labels.jsonl).
+ * Throws UsageError for a missing path, DataError for malformed content.
+ */
+export function loadLabelledData(path: string): LoadedData {
+  if (!existsSync(path)) throw new UsageError(`no such file or folder: ${path}`);
+  const files: string[] = [];
+  if (statSync(path).isDirectory()) {
+    for (const f of readdirSync(path).sort()) if (f.endsWith(".md") || f.endsWith(".jsonl")) files.push(join(path, f));
+  } else files.push(path);
+  const docs: LabelledDoc[] = [];
+  const hash = createHash("sha256");
+  const used: string[] = [];
+  for (const f of files) {
+    if (f.endsWith(".labels.jsonl")) continue;
+    if (f.endsWith(".md")) {
+      const labels = f.replace(/\.md$/, ".labels.jsonl");
+      if (!existsSync(labels)) throw new DataError(`${f}: no labels file ${basename(labels)} beside it`);
+      docs.push(loadDocument(f, labels));
+      used.push(f, labels);
+    } else if (f.endsWith(".jsonl")) {
+      docs.push(...loadLoose(f));
+      used.push(f);
+    } else throw new UsageError(`${f}: expected a folder, a .jsonl file or a labelled .md file`);
+  }
+  for (const f of used) {
+    hash.update(basename(f));
+    hash.update("\u0000");
+    hash.update(readFileSync(f));
+  }
+  if (docs.length === 0) throw new DataError(`${path}: no labelled documents or .jsonl units found`);
+  return { docs, sha256: hash.digest("hex"), files: used };
+}

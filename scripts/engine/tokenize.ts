@@ -1,0 +1,136 @@
+/**
+ * Unicode-aware tokenisation for the classifier.
+ * - Text is NFKC-normalised and lowercased; curly apostrophes become "'".
+ * - Latin, Cyrillic, Hangul and other spaced scripts: word tokens from \p{L}\p{N} runs (apostrophes
+ *   inside words kept, so "don't" stays one token). Words are stemmed with natural's Snowball/Porter
+ *   stemmers for English, Spanish, German and Russian (the stemmer is picked per unit from function
+ *   words for Latin script; Cyrillic always uses Russian). Negations and modals are never stemmed or
+ *   dropped, and no stopword is removed.
+ * - Chinese, Japanese and Thai runs are split with Intl.Segmenter (word granularity); their character
+ *   unigrams and bigrams are emitted as well, the standard features for unspaced scripts.
+ */
+import PorterStemmer from "natural/lib/natural/stemmers/porter_stemmer.js";
+import PorterStemmerDe from "natural/lib/natural/stemmers/porter_stemmer_de.js";
+import PorterStemmerEs from "natural/lib/natural/stemmers/porter_stemmer_es.js";
+import PorterStemmerRu from "natural/lib/natural/stemmers/porter_stemmer_ru.js";
+
+/** A language code whose stemmer we use ("none" for unstemmed scripts). */
+export type StemLang = "en" | "es" | "de" | "ru" | "none";
+
+interface Stemmer {
+  stem(word: string): string;
+}
+const STEMMERS: Record<Exclude<StemLang, "none">, Stemmer> = {
+  en: PorterStemmer as Stemmer,
+  es: PorterStemmerEs as Stemmer,
+  de: PorterStemmerDe as Stemmer,
+  ru: PorterStemmerRu as Stemmer,
+};
+
+/**
+ * Negations and modals kept as written (never stemmed): the cue words of labelling-rules.md §1-§3 in
+ * English, Spanish, German and Russian. CJK and Korean cues survive as segmenter words and n-grams.
+ */
+export const KEEP_WORDS: ReadonlySet<string> = new Set([
+  "never", "must", "mustn't", "always", "don't", "do", "not", "no", "should", "shouldn't", "prefer", "preferably",
+  "avoid", "cannot", "can't", "won't", "only", "required", "ideally", "may", "might", "try",
+  "nunca", "siempre", "debe", "deben", "debes", "evita", "evitar", "prohibido", "jamás", "preferiblemente",
+  "niemals", "nie", "nicht", "immer", "muss", "müssen", "darf", "dürfen", "sollte", "sollten", "vermeide", "möglichst",
+  "никогда", "нельзя", "не", "всегда", "обязательно", "должен", "должны", "следует", "желательно", "лучше", "запрещено",
+]);
+
+const ES_HINT = new Set(["el", "la", "los", "las", "que", "para", "con", "por", "una", "del", "nunca", "siempre", "usa", "debe", "hay", "sin", "cuando", "antes", "después", "es", "se", "de", "en", "y"]);
+const DE_HINT = new Set(["der", "die", "das", "und", "nicht", "ist", "mit", "für", "ein", "eine", "immer", "niemals", "wir", "auf", "zu", "bei", "vor", "nach", "wird", "werden", "muss", "den", "dem", "im"]);
+const EN_HINT = new Set(["the", "and", "is", "to", "a", "of", "for", "with", "never", "always", "in", "on", "use", "run", "we", "it", "be", "do", "not", "this", "that", "before", "after"]);
+
+const WORD_RE = /[\p{L}\p{N}_]+(?:'[\p{L}]+)*/gu;
+const UNSPACED_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー]+/u;
+const TOKEN_CJK_RE =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー]+|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー])[\p{L}\p{N}_])+(?:'[\p{L}]+)*/gu;
+const CYRILLIC_RE = /\p{Script=Cyrillic}/u;
+const LATIN_RE = /^[a-zà-ÿß0-9_']+$/;
+
+/** Normalise for tokenisation: NFKC, lowercase, curly apostrophes to "'". */
+export function normalize(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'");
+}
+
+/** Guess the stemmer for a unit's Latin-script words from function-word hits (ties -> English). */
+export function guessLatinLang(words: readonly string[]): StemLang {
+  let es = 0;
+  let de = 0;
+  let en = 0;
+  for (const w of words) {
+    if (ES_HINT.has(w)) es++;
+    if (DE_HINT.has(w)) de++;
+    if (EN_HINT.has(w)) en++;
+  }
+  if (es > en && es >= de && es > 0) return "es";
+  if (de > en && de > es) return "de";
+  return "en";
+}
+
+const stemCache = new Map<string, string>();
+
+/** Stem one lowercased word for a language; KEEP_WORDS and non-letter tokens are returned unchanged. Cached. */
+export function stemWord(word: string, lang: StemLang): string {
+  if (lang === "none" || KEEP_WORDS.has(word) || word.length < 4) return word;
+  const key = `${lang}\u0000${word}`;
+  let s = stemCache.get(key);
+  if (s === undefined) {
+    const stemmer = STEMMERS[lang];
+    try {
+      s = stemmer.stem(word) || word;
+    } catch {
+      s = word;
+    }
+    if (stemCache.size > 200_000) stemCache.clear();
+    stemCache.set(key, s);
+  }
+  return s;
+}
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function segmenterFor(run: string): Intl.Segmenter {
+  const locale = /[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run) ? "ja" : /\p{Script=Thai}/u.test(run) ? "th" : "zh";
+  let s = segmenters.get(locale);
+  if (!s) {
+    s = new Intl.Segmenter(locale, { granularity: "word" });
+    segmenters.set(locale, s);
+  }
+  return s;
+}
+
+/** Tokens of one text: `words` (stemmed, for word n-grams), `raw` (unstemmed, for char n-grams), `cjk` char 1-2 grams. */
+export interface Tokens {
+  words: string[];
+  raw: string[];
+  cjk: string[];
+}
+
+/**
+ * Tokenise text (see module doc). Deterministic; never throws.
+ * Output arrays are in text order; `cjk` holds character unigrams and bigrams of unspaced runs.
+ */
+export function tokenize(text: string): Tokens {
+  const norm = normalize(text);
+  const raw: string[] = [];
+  const cjk: string[] = [];
+  const re = UNSPACED_RE.test(norm) ? TOKEN_CJK_RE : WORD_RE;
+  re.lastIndex = 0;
+  for (const m of norm.matchAll(re)) {
+    const tok = m[0];
+    if (re === TOKEN_CJK_RE && UNSPACED_RE.test(tok)) {
+      for (const seg of segmenterFor(tok).segment(tok)) if (seg.isWordLike) raw.push(seg.segment);
+      const chars = Array.from(tok);
+      for (let i = 0; i < chars.length; i++) {
+        cjk.push(chars[i] as string);
+        if (i + 1 < chars.length) cjk.push((chars[i] as string) + (chars[i + 1] as string));
+      }
+    } else raw.push(tok);
+  }
+  const latin = raw.filter((w) => LATIN_RE.test(w));
+  const lang = guessLatinLang(latin);
+  const words = raw.map((w) => (CYRILLIC_RE.test(w) ? stemWord(w, "ru") : LATIN_RE.test(w) ? stemWord(w, lang) : w));
+  return { words, raw, cjk };
+}

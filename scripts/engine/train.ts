@@ -1,0 +1,351 @@
+/**
+ * Training: vocabulary + idf, one-vs-rest logistic regression on sparse tf-idf vectors, grouped
+ * k-fold cross-validation, temperature calibration. Deterministic: same examples, options and seed
+ * give bit-identical weights (full-batch optimisation, fixed iteration order, seeded fold split).
+ */
+import { computeMetrics, type Metrics } from "./metrics.js";
+import { sequenceFeatures, softmax, tfidfVector, type SparseVector } from "./model.js";
+import { GROUP_WEIGHTS } from "./features.js";
+import { TYPES, type KnowledgeType, type Unit } from "./types.js";
+
+/** A labelled sequence: the non-structure units of one document (or one loose utterance) in order. */
+export interface LabelledDoc {
+  /** Group id for cross-validation (file name): all units of one file fall in the same fold. */
+  group: string;
+  units: Unit[];
+  /** Gold type per unit, or null for units that are not scored (unlabelled headings). */
+  gold: (KnowledgeType | null)[];
+  lang: (string | null)[];
+}
+
+/** One training example: raw feature counts and the gold class index into TYPES. */
+export interface Example {
+  counts: Map<string, number>;
+  y: number;
+  group: string;
+  lang: string;
+  /** False for headings: classified and trained on, but not scored (labelling-rules.md "Not scored"). */
+  scored: boolean;
+}
+
+/** Options for training (defaults in DEFAULT_TRAIN_OPTIONS). */
+export interface TrainOptions {
+  seed: number;
+  folds: number;
+  /** Keep features seen in at least minDf training examples. */
+  minDf: number;
+  /** Cap on the vocabulary size (most frequent features first, ties by name). */
+  maxFeatures: number;
+  /** L2 penalty on the weights (per example, as in the mean log-loss + l2/2 * |w|^2). */
+  l2: number;
+  epochs: number;
+  /** Adam step size. */
+  learningRate: number;
+  /** Relative weight per feature group (features.ts GROUP_WEIGHTS). */
+  groupWeights: Readonly<Record<string, number>>;
+}
+
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
+  seed: 42,
+  folds: 5,
+  minDf: 2,
+  maxFeatures: 30000,
+  l2: 1e-4,
+  epochs: 160,
+  learningRate: 0.05,
+  groupWeights: GROUP_WEIGHTS,
+};
+
+/** Whether a unit counts in metrics: headings are classified but not scored (labelling-rules.md). */
+export function isScored(u: Pick<Unit, "kind">): boolean {
+  return u.kind !== "heading";
+}
+
+/** Build examples from labelled documents: features in context, skipping unscored units. */
+export function buildExamples(docs: readonly LabelledDoc[], headings = true): Example[] {
+  const out: Example[] = [];
+  for (const d of docs) {
+    const feats = sequenceFeatures(d.units);
+    d.units.forEach((_, i) => {
+      const g = d.gold[i];
+      if (!g || (!headings && !isScored(d.units[i] as Unit))) return;
+      out.push({
+        counts: feats[i] as Map<string, number>,
+        y: TYPES.indexOf(g),
+        group: d.group,
+        lang: d.lang[i] ?? "en",
+        scored: isScored(d.units[i] as Unit),
+      });
+    });
+  }
+  return out;
+}
+
+/**
+ * Vocabulary (sorted lexicographically) and smooth idf as in scikit-learn:
+ * idf = ln((1 + N) / (1 + df)) + 1, for features with df >= minDf, the maxFeatures most frequent kept.
+ */
+export function fitVocabulary(examples: readonly Example[], minDf: number, maxFeatures: number): { vocabulary: string[]; idf: number[] } {
+  const df = new Map<string, number>();
+  for (const e of examples) for (const f of e.counts.keys()) df.set(f, (df.get(f) ?? 0) + 1);
+  let terms = [...df.entries()].filter(([, c]) => c >= minDf);
+  if (terms.length > maxFeatures) {
+    terms.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    terms = terms.slice(0, maxFeatures);
+  }
+  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const N = examples.length;
+  return { vocabulary: terms.map((t) => t[0]), idf: terms.map(([, c]) => Math.log((1 + N) / (1 + c)) + 1) };
+}
+
+/** Vectorise examples against a vocabulary. */
+export function vectorize(
+  examples: readonly Example[],
+  vocabulary: readonly string[],
+  idf: readonly number[],
+  groupWeights: Readonly<Record<string, number>> = GROUP_WEIGHTS,
+): SparseVector[] {
+  const vocab = new Map<string, number>();
+  vocabulary.forEach((t, j) => vocab.set(t, j));
+  return examples.map((e) => tfidfVector(e.counts, vocab, idf, groupWeights));
+}
+
+/**
+ * One-vs-rest logistic regression: K independent binary log-losses (class-balanced example weights
+ * N / (K * count(y))), L2 penalty, full-batch Adam (Kingma & Ba 2015; beta1 0.9, beta2 0.999).
+ * Returns term-major weights w[j*K + k] and biases. `onEpoch` reports progress.
+ */
+export function fitOneVsRest(
+  X: readonly SparseVector[],
+  y: readonly number[],
+  nFeatures: number,
+  opts: Pick<TrainOptions, "l2" | "epochs" | "learningRate">,
+  onEpoch?: (epoch: number) => void,
+): { w: Float64Array; b: Float64Array } {
+  const K = TYPES.length;
+  const N = X.length;
+  const counts = new Array<number>(K).fill(0);
+  for (const c of y) counts[c] = (counts[c] as number) + 1;
+  const sw = y.map((c) => N / (K * Math.max(1, counts[c] as number)));
+  const w = new Float64Array(nFeatures * K);
+  const b = new Float64Array(K);
+  const gw = new Float64Array(nFeatures * K);
+  const gb = new Float64Array(K);
+  const mw = new Float64Array(nFeatures * K);
+  const vw = new Float64Array(nFeatures * K);
+  const mb = new Float64Array(K);
+  const vb = new Float64Array(K);
+  const z = new Float64Array(K);
+  const b1 = 0.9;
+  const b2 = 0.999;
+  const eps = 1e-8;
+  for (let epoch = 1; epoch <= opts.epochs; epoch++) {
+    gw.fill(0);
+    gb.fill(0);
+    for (let i = 0; i < N; i++) {
+      const x = X[i] as SparseVector;
+      for (let k = 0; k < K; k++) z[k] = b[k] as number;
+      for (let t = 0; t < x.idx.length; t++) {
+        const base = (x.idx[t] as number) * K;
+        const v = x.val[t] as number;
+        for (let k = 0; k < K; k++) z[k] = (z[k] as number) + v * (w[base + k] as number);
+      }
+      const scale = (sw[i] as number) / N;
+      for (let k = 0; k < K; k++) {
+        const p = 1 / (1 + Math.exp(-(z[k] as number)));
+        z[k] = (p - (y[i] === k ? 1 : 0)) * scale;
+        gb[k] = (gb[k] as number) + (z[k] as number);
+      }
+      for (let t = 0; t < x.idx.length; t++) {
+        const base = (x.idx[t] as number) * K;
+        const v = x.val[t] as number;
+        for (let k = 0; k < K; k++) gw[base + k] = (gw[base + k] as number) + v * (z[k] as number);
+      }
+    }
+    const c1 = 1 - b1 ** epoch;
+    const c2 = 1 - b2 ** epoch;
+    const lr = opts.learningRate;
+    for (let j = 0; j < w.length; j++) {
+      const g = (gw[j] as number) + opts.l2 * (w[j] as number);
+      const m = b1 * (mw[j] as number) + (1 - b1) * g;
+      const v = b2 * (vw[j] as number) + (1 - b2) * g * g;
+      mw[j] = m;
+      vw[j] = v;
+      w[j] = (w[j] as number) - (lr * (m / c1)) / (Math.sqrt(v / c2) + eps);
+    }
+    for (let k = 0; k < K; k++) {
+      const g = gb[k] as number;
+      mb[k] = b1 * (mb[k] as number) + (1 - b1) * g;
+      vb[k] = b2 * (vb[k] as number) + (1 - b2) * g * g;
+      b[k] = (b[k] as number) - (lr * ((mb[k] as number) / c1)) / (Math.sqrt((vb[k] as number) / c2) + eps);
+    }
+    onEpoch?.(epoch);
+  }
+  return { w, b };
+}
+
+/** Logits (one per class) of a vector under term-major weights. */
+export function logits(x: SparseVector, w: Float64Array, b: Float64Array): number[] {
+  const K = b.length;
+  const z = Array.from(b);
+  for (let t = 0; t < x.idx.length; t++) {
+    const base = (x.idx[t] as number) * K;
+    const v = x.val[t] as number;
+    for (let k = 0; k < K; k++) z[k] = (z[k] as number) + v * (w[base + k] as number);
+  }
+  return z;
+}
+
+/** Mulberry32: a tiny seeded PRNG (deterministic fold assignment). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Assign each group (document) to one of k folds: groups sorted by name, shuffled with the seed,
+ * then dealt round-robin by size so folds hold similar numbers of units. Returns fold per example.
+ */
+export function groupFolds(examples: readonly Example[], k: number, seed: number): number[] {
+  const sizes = new Map<string, number>();
+  for (const e of examples) sizes.set(e.group, (sizes.get(e.group) ?? 0) + 1);
+  const groups = [...sizes.keys()].sort();
+  const rnd = mulberry32(seed);
+  for (let i = groups.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [groups[i], groups[j]] = [groups[j] as string, groups[i] as string];
+  }
+  const load = new Array<number>(k).fill(0);
+  const fold = new Map<string, number>();
+  for (const g of groups) {
+    let best = 0;
+    for (let f = 1; f < k; f++) if ((load[f] as number) < (load[best] as number)) best = f;
+    fold.set(g, best);
+    load[best] = (load[best] as number) + (sizes.get(g) as number);
+  }
+  return examples.map((e) => fold.get(e.group) as number);
+}
+
+/** Fit vocabulary + weights on examples. */
+export function fitModel(
+  examples: readonly Example[],
+  opts: TrainOptions,
+  onEpoch?: (epoch: number) => void,
+): { vocabulary: string[]; idf: number[]; w: Float64Array; b: Float64Array } {
+  const { vocabulary, idf } = fitVocabulary(examples, opts.minDf, opts.maxFeatures);
+  const X = vectorize(examples, vocabulary, idf, opts.groupWeights);
+  const { w, b } = fitOneVsRest(X, examples.map((e) => e.y), vocabulary.length, opts, onEpoch);
+  return { vocabulary, idf, w, b };
+}
+
+/**
+ * Grouped k-fold cross-validation: out-of-fold logits and metrics (argmax predictions).
+ * `onFold` is called after each fold with its index.
+ */
+export function crossValidate(
+  examples: readonly Example[],
+  opts: TrainOptions,
+  onProgress?: (fold: number, epoch: number) => void,
+): { metrics: Metrics; logits: number[][]; scored: number[] } {
+  const folds = groupFolds(examples, opts.folds, opts.seed);
+  const oof: number[][] = new Array(examples.length);
+  for (let f = 0; f < opts.folds; f++) {
+    const trainIdx: number[] = [];
+    const testIdx: number[] = [];
+    folds.forEach((g, i) => (g === f ? testIdx : trainIdx).push(i));
+    if (testIdx.length === 0) continue;
+    const m = fitModel(
+      trainIdx.map((i) => examples[i] as Example),
+      opts,
+      (e) => onProgress?.(f, e),
+    );
+    const X = vectorize(testIdx.map((i) => examples[i] as Example), m.vocabulary, m.idf, opts.groupWeights);
+    testIdx.forEach((i, t) => {
+      oof[i] = logits(X[t] as SparseVector, m.w, m.b);
+    });
+  }
+  const scored = examples.flatMap((e, i) => (e.scored && oof[i] ? [i] : []));
+  const gold = scored.map((i) => TYPES[(examples[i] as Example).y] as KnowledgeType);
+  const pred = scored.map((i) => TYPES[argmax(oof[i] as number[])] as KnowledgeType);
+  return { metrics: computeMetrics(gold, pred), logits: oof, scored };
+}
+
+/** Index of the largest value (first on ties). */
+export function argmax(z: ArrayLike<number>): number {
+  let best = 0;
+  for (let k = 1; k < z.length; k++) if ((z[k] as number) > (z[best] as number)) best = k;
+  return best;
+}
+
+/**
+ * Temperature scaling (Guo et al. 2017): the T in [0.05, 20] minimising the mean negative
+ * log-likelihood of softmax(z / T) on held-out logits, by golden-section search on log T.
+ */
+export function fitTemperature(held: readonly number[][], y: readonly number[]): number {
+  if (held.length === 0) return 1;
+  const nll = (logT: number): number => {
+    const T = Math.exp(logT);
+    let s = 0;
+    held.forEach((z, i) => {
+      s -= Math.log(Math.max(1e-12, softmax(z, T)[y[i] as number] as number));
+    });
+    return s / held.length;
+  };
+  let lo = Math.log(0.05);
+  let hi = Math.log(20);
+  const g = (Math.sqrt(5) - 1) / 2;
+  for (let it = 0; it < 60; it++) {
+    const a = hi - g * (hi - lo);
+    const b = lo + g * (hi - lo);
+    if (nll(a) < nll(b)) hi = b;
+    else lo = a;
+  }
+  return Math.exp((lo + hi) / 2);
+}
+
+/**
+ * Decision offsets added to the class biases, fitted on held-out (out-of-fold) logits: first the
+ * smallest constraint offset (grid step 0.05, at most 6) that brings constraint recall to
+ * `minConstraintRecall` — a missed rule costs more than a pinned fact — then, two passes of
+ * coordinate search over the other classes' offsets (grid -2..2, step 0.1) maximising macro-F1
+ * while keeping that recall. Returns offsets in TYPES order (constraint first).
+ */
+export function fitDecisionOffsets(held: readonly number[][], y: readonly number[], minConstraintRecall: number): number[] {
+  const K = TYPES.length;
+  const off = new Array<number>(K).fill(0);
+  const evalOff = (o: number[]): { f1: number; cRecall: number } => {
+    const pred = held.map((z) => argmax(z.map((v, k) => v + (o[k] as number))));
+    const m = computeMetrics(
+      y.map((c) => TYPES[c] as KnowledgeType),
+      pred.map((c) => TYPES[c] as KnowledgeType),
+    );
+    return { f1: m.macroF1, cRecall: m.perClass.constraint.recall };
+  };
+  for (let d = 0; d <= 6; d += 0.05) {
+    off[0] = Math.round(d * 100) / 100;
+    if (evalOff(off).cRecall >= minConstraintRecall) break;
+  }
+  for (let pass = 0; pass < 2; pass++) {
+    for (let k = 1; k < K; k++) {
+      let best = off[k] as number;
+      let bestF1 = evalOff(off).f1;
+      for (let d = -2; d <= 2.0001; d += 0.1) {
+        const trial = off.slice();
+        trial[k] = Math.round(d * 10) / 10;
+        const r = evalOff(trial);
+        if (r.cRecall >= minConstraintRecall && r.f1 > bestF1 + 1e-9) {
+          bestF1 = r.f1;
+          best = trial[k] as number;
+        }
+      }
+      off[k] = best;
+    }
+  }
+  return off;
+}

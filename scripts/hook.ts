@@ -1,0 +1,280 @@
+/**
+ * Hook entry for Claude Code (`triage hook <event>`): read the payload from stdin, validate it with zod
+ * (unknown fields allowed), extract rules from the transcript, print plain text where the event wants it.
+ * Never blocks the agent: every failure is caught, logged (capped file in the state folder) and reported
+ * as ONE stderr line; the process exits 0. Never prints JSON (PreCompact stdout goes into the summariser's
+ * prompt; JSON there is either appended raw or fails validation: research/integration.md §1.4).
+ */
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { z } from "zod";
+import { regexClassifier, type Classifier } from "./engine/classify.js";
+import { loadClassifier } from "./io.js";
+import { HOOK_OUTPUT_MAX_CHARS, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
+import { defaultRulesDir, extractTranscript, renderPinnedRules, type ExtractReport } from "./memory/api.js";
+import { redactSync } from "./memory/redact.js";
+
+/** Events accepted by `triage hook <event>`; `session-end-worker` is the detached child of `session-end`. */
+export const HOOK_EVENTS = ["pre-compact", "session-start", "session-end", "session-end-worker"] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** Common fields of a Claude Code hook payload (2.1.197, integration.md §1.3); unknown fields pass through. */
+export const HookPayloadSchema = z.looseObject({
+  session_id: z.string().optional(),
+  transcript_path: z.string().nullish(),
+  cwd: z.string().optional(),
+  hook_event_name: z.string().optional(),
+  prompt_id: z.string().nullish(),
+  trigger: z.string().nullish(),
+  source: z.string().nullish(),
+  reason: z.string().nullish(),
+  custom_instructions: z.string().nullish(),
+});
+export type HookPayload = z.infer<typeof HookPayloadSchema>;
+
+/** Log file cap in bytes; the previous log is kept once as hook.log.1. */
+export const HOOK_LOG_MAX_BYTES = 256 * 1024;
+/** Stdin is read up to this many bytes (the rest is drained and ignored) and for at most this long (ms). */
+const STDIN_MAX_BYTES = 16 * 1024 * 1024;
+const STDIN_DEADLINE_MS = 5000;
+/** A PreCompact marker younger than this (ms) counts as "PreCompact ran for this compaction" without prompt_id. */
+const MARKER_FRESH_MS = 10 * 60 * 1000;
+/** Name of the state folder inside the rules folder (no .md files live there, so Claude Code loads none). */
+export const STATE_DIRNAME = ".state";
+const PAYLOAD_ENV = "KNOWLEDGE_TRIAGE_HOOK_PAYLOAD";
+
+/** An expected "nothing to do" condition: one stderr line, no log, no file touched. */
+class HookSkip extends Error {}
+
+interface Ctx {
+  event: HookEvent | string;
+  t0: number;
+  /** A "nothing to extract" reason that still let the hook print: reported as the one stderr line. */
+  note?: string;
+  payload?: HookPayload;
+  stateDir?: string;
+}
+
+/** Read stdin bytes (capped at STDIN_MAX_BYTES, at most STDIN_DEADLINE_MS); a TTY counts as empty. */
+async function readStdin(): Promise<{ bytes: Buffer; size: number }> {
+  if (process.stdin.isTTY) return { bytes: Buffer.alloc(0), size: 0 };
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      process.stdin.removeAllListeners("data");
+      process.stdin.pause();
+      resolve({ bytes: Buffer.concat(chunks), size });
+    };
+    const timer = setTimeout(done, STDIN_DEADLINE_MS);
+    process.stdin.on("data", (c: Buffer) => {
+      if (size < STDIN_MAX_BYTES) chunks.push(c.subarray(0, STDIN_MAX_BYTES - size));
+      size += c.length;
+    });
+    process.stdin.on("end", done);
+    process.stdin.on("error", done);
+  });
+}
+
+/** Parse payload bytes: UTF-8 (invalid bytes -> U+FFFD, BOM stripped), JSON, then the zod schema. */
+export function parsePayload(bytes: Uint8Array): HookPayload {
+  const text = new TextDecoder("utf-8").decode(bytes).trim();
+  if (text === "") throw new HookSkip("empty payload on stdin; nothing to do");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`payload is not JSON (${bytes.length} bytes)`);
+  }
+  const r = HookPayloadSchema.safeParse(json);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new Error(`payload rejected: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+  }
+  return r.data;
+}
+
+/** Project folder: $CLAUDE_PROJECT_DIR (the launch root), else the payload's cwd; must be absolute. */
+function projectDirOf(payload: HookPayload): string {
+  const dir = process.env.CLAUDE_PROJECT_DIR || payload.cwd || "";
+  if (!isAbsolute(dir)) throw new HookSkip("no absolute project folder (CLAUDE_PROJECT_DIR or cwd); nothing to do");
+  return dir;
+}
+
+/** The transcript path from the payload, or a HookSkip when it is absent, empty, missing or a 0-byte file. */
+function transcriptOf(payload: HookPayload): string {
+  const p = payload.transcript_path ?? "";
+  if (p === "") throw new HookSkip("no transcript_path in payload; nothing to do");
+  let size: number;
+  try {
+    size = statSync(p).size;
+  } catch {
+    throw new HookSkip("transcript_path does not exist yet; nothing to do");
+  }
+  if (size === 0) throw new HookSkip("no transcript content (0-byte file); nothing to do");
+  return p;
+}
+
+const safeName = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown";
+
+/** One line, secrets redacted, at most 400 chars. */
+function oneLine(s: string): string {
+  const flat = redactSync(s.replace(/\s+/g, " ").trim());
+  return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
+}
+
+/**
+ * Append to <state>/hook.log, rotating at HOOK_LOG_MAX_BYTES; silently gives up (read-only folder).
+ * Only errors and warnings are logged (so three identical runs leave identical bytes, BL-19);
+ * `debug` lines only with KNOWLEDGE_TRIAGE_HOOK_DEBUG=1.
+ */
+function log(ctx: Ctx, message: string, debug = false): void {
+  if (!ctx.stateDir || (debug && process.env.KNOWLEDGE_TRIAGE_HOOK_DEBUG !== "1")) return;
+  try {
+    mkdirSync(ctx.stateDir, { recursive: true });
+    const file = join(ctx.stateDir, "hook.log");
+    if (existsSync(file) && statSync(file).size > HOOK_LOG_MAX_BYTES) renameSync(file, `${file}.1`);
+    const ms = Date.now() - ctx.t0;
+    const sid = ctx.payload?.session_id ?? "-";
+    appendFileSync(file, `${new Date().toISOString()} ${ctx.event} session=${oneLine(sid)} ${ms}ms ${oneLine(message)}\n`);
+  } catch {
+    // The log is best effort: a read-only rules folder must not turn into a failing hook.
+  }
+}
+
+function classifier(ctx: Ctx): Classifier {
+  try {
+    return loadClassifier();
+  } catch (e) {
+    log(ctx, `model not loaded (${(e as Error).message}); using the regex tier`, true);
+    return regexClassifier;
+  }
+}
+
+async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string): Promise<ExtractReport> {
+  const report = await extractTranscript({
+    transcriptPath,
+    rulesDir,
+    sessionId: ctx.payload?.session_id,
+    classifier: classifier(ctx),
+  });
+  for (const w of report.warnings.slice(0, 5)) log(ctx, `warning: ${w}`);
+  log(ctx, `extracted: lines=${report.linesRead} skipped=${report.linesSkipped} kept=${report.kept} added=${report.added} retired=${report.retired}`, true);
+  return report;
+}
+
+function markerPath(stateDir: string, sessionId: string): string {
+  return join(stateDir, "hooks", `${safeName(sessionId)}.precompact.json`);
+}
+
+/** Record that PreCompact extracted for this session/prompt (no timestamp inside: same input, same bytes). */
+function writeMarker(stateDir: string, p: HookPayload): void {
+  const file = markerPath(stateDir, p.session_id ?? "unknown");
+  mkdirSync(join(stateDir, "hooks"), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
+}
+
+/** True when PreCompact ran for the compaction this SessionStart(compact) follows (same prompt_id, or fresh). */
+function preCompactRan(stateDir: string, p: HookPayload): boolean {
+  const file = markerPath(stateDir, p.session_id ?? "unknown");
+  try {
+    const m = JSON.parse(readFileSync(file, "utf8")) as { prompt_id?: string | null };
+    if (p.prompt_id && m.prompt_id) return m.prompt_id === p.prompt_id;
+    return Date.now() - statSync(file).mtimeMs < MARKER_FRESH_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** Spawn `hook session-end-worker` detached (its own process group, stdio ignored) and return at once. */
+function spawnWorker(p: HookPayload): void {
+  const entry = process.argv[1] ?? "";
+  const keep = { session_id: p.session_id, transcript_path: p.transcript_path, cwd: p.cwd, reason: p.reason };
+  const child = spawn(process.execPath, [...process.execArgv, entry, "hook", "session-end-worker"], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, [PAYLOAD_ENV]: JSON.stringify(keep) },
+  });
+  child.on("error", () => {});
+  child.unref();
+}
+
+async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
+  if (!(HOOK_EVENTS as readonly string[]).includes(ctx.event)) {
+    throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")})`);
+  }
+  const input =
+    ctx.event === "session-end-worker" ? { bytes: Buffer.from(process.env[PAYLOAD_ENV] ?? ""), size: 0 } : await readStdin();
+  if (input.size > STDIN_MAX_BYTES) throw new Error(`payload of ${input.size} bytes exceeds ${STDIN_MAX_BYTES}; ignored`);
+  const payload = parsePayload(input.bytes);
+  ctx.payload = payload;
+  const rulesDir = defaultRulesDir(projectDirOf(payload));
+  ctx.stateDir = join(rulesDir, STATE_DIRNAME);
+
+  if (ctx.event === "pre-compact" || ctx.event === "session-start") {
+    if (ctx.event === "session-start" && payload.source && payload.source !== "compact") return;
+    // Without a usable transcript there is nothing to extract, but the rules already pinned still count.
+    let transcript: string | null = null;
+    try {
+      transcript = transcriptOf(payload);
+    } catch (e) {
+      if (!(e instanceof HookSkip)) throw e;
+      ctx.note = e.message;
+    }
+    if (ctx.event === "pre-compact") {
+      if (transcript) {
+        await extract(ctx, transcript, rulesDir);
+        writeMarker(ctx.stateDir, payload);
+      }
+      out(precompactText(renderPinnedRules(rulesDir, HOOK_OUTPUT_MAX_CHARS).count));
+    } else {
+      if (transcript) {
+        // PreCompact may not have fired (claude-code#50467): then this is the full extraction. If it did, the
+        // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
+        const ran = preCompactRan(ctx.stateDir, payload);
+        log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
+        await extract(ctx, transcript, rulesDir);
+      }
+      out(pinnedText(rulesDir, SESSIONSTART_HEAD));
+    }
+  } else if (ctx.event === "session-end") {
+    transcriptOf(payload);
+    spawnWorker(payload);
+    log(ctx, "handed extraction to a detached worker", true);
+  } else {
+    await extract(ctx, transcriptOf(payload), rulesDir);
+  }
+}
+
+/**
+ * Run one hook event end to end. Never throws and never sets a failing exit code: expected skips and
+ * errors become one stderr line (errors are also logged); stdout gets only plain text (never JSON).
+ */
+export async function runHook(event: string): Promise<void> {
+  const ctx: Ctx = { event, t0: Date.now() };
+  const onCrash = (e: unknown): void => {
+    log(ctx, `uncaught: ${(e as Error)?.message ?? String(e)}`);
+  };
+  process.on("uncaughtException", onCrash);
+  process.on("unhandledRejection", onCrash);
+  let text = "";
+  try {
+    await dispatch(ctx, (s) => {
+      text = s;
+    });
+    if (text.trimStart().startsWith("{")) text = ""; // defensive: JSON on stdout would be parsed as hook output
+    if (text) process.stdout.write(text);
+    if (ctx.note) process.stderr.write(`triage hook ${oneLine(event)}: ${oneLine(ctx.note)}\n`);
+    log(ctx, `ok stdout=${text.length}`, true);
+  } catch (e) {
+    const msg = (e as Error)?.message ?? String(e);
+    if (!(e instanceof HookSkip)) log(ctx, `error: ${msg}`);
+    try {
+      process.stderr.write(`triage hook ${oneLine(String(event))}: ${oneLine(msg)}\n`);
+    } catch {
+      // stderr closed: nothing left to tell.
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Stable public API of the extraction half (issue 4), used by the hooks and commands.
+ * Heavy modules (secretlint, the extractor) are loaded lazily inside extractTranscript so that
+ * importing this file keeps the bundle's cold start fast.
+ */
+import { join } from "node:path";
+import type { Classifier } from "../engine/classify.js";
+
+/** Options of one extraction run over a Claude Code transcript (JSONL). */
+export interface ExtractOptions {
+  /** Path of the transcript `.jsonl` file. */
+  transcriptPath: string;
+  /** Rules folder, e.g. `<project>/.claude/rules/knowledge-triage` (see defaultRulesDir). */
+  rulesDir: string;
+  /** Session id (defaults to the transcript's file name without `.jsonl`). */
+  sessionId?: string;
+  /** Classifier used to type each sentence (model or regex tier). */
+  classifier: Classifier;
+  /** When true, compute the report but write nothing (no rules, no state, no lock). */
+  dryRun?: boolean;
+  /** Optional shell command asked "would forgetting this line make a later action wrong?" (SafetyMargin test). */
+  llm?: string;
+  /** Clock, for provenance timestamps in the sidecar only (never in the .md files). */
+  now?: () => Date;
+}
+
+/** What one extraction run did. */
+export interface ExtractReport {
+  linesRead: number;
+  linesSkipped: number;
+  candidates: number;
+  kept: number;
+  added: number;
+  updated: number;
+  retired: number;
+  /** Rule files (absolute paths) written or confirmed in this run. */
+  files: string[];
+  warnings: string[];
+}
+
+/**
+ * Extract durable user rules from a transcript into the rules folder (incremental, locked, atomic).
+ * Never throws on malformed transcript content; throws on unreadable rulesDir or lock timeout.
+ */
+export async function extractTranscript(opts: ExtractOptions): Promise<ExtractReport> {
+  const mod = await import("./extract-run.js");
+  return mod.runExtract(opts);
+}
+
+/** Pinned rules as plain markdown text for hook stdout (<= maxChars, default 9,500), plus count. */
+export function renderPinnedRules(
+  rulesDir: string,
+  maxChars = 9500,
+): { text: string; count: number; truncated: boolean } {
+  return renderPinnedRulesImpl(rulesDir, maxChars);
+}
+
+/** Default rules folder of a project: `<projectDir>/.claude/rules/knowledge-triage`. */
+export function defaultRulesDir(projectDir: string): string {
+  return join(projectDir, ".claude", "rules", "knowledge-triage");
+}
+
+/** State folder of a rules folder (`<rulesDir>/.state`): JSON sidecar, cursors, lock; hooks may put their log here. */
+export function stateDir(rulesDir: string): string {
+  return join(rulesDir, ".state");
+}
+
+/**
+ * A Classifier that loads the real one on first use, so an incremental run with no new user text
+ * never pays the model's load time. `load` may throw; the error surfaces on first use.
+ */
+export function lazyClassifier(load: () => Classifier, name = "lazy"): Classifier {
+  let c: Classifier | undefined;
+  return {
+    get name() {
+      return c?.name ?? name;
+    },
+    scores(units) {
+      c ??= load();
+      return c.scores(units);
+    },
+  };
+}
+
+import { renderPinnedRules as renderPinnedRulesImpl } from "./pinned.js";

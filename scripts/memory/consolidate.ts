@@ -1,0 +1,257 @@
+/**
+ * Consolidation of extracted statements into the rule store (pure; mutates only the store passed in):
+ * near-duplicate merge with a count, "never rewritten by a weaker paraphrase", retractions that retire
+ * an earlier rule, contradictions (same content, opposite polarity) that replace it, and scoped
+ * exceptions that refine it. Similarity is over content terms (stemmed words from engine/tokenize.ts,
+ * minus stopwords and cue words; CJK character bigrams).
+ */
+import { createHash } from "node:crypto";
+import { tokenize } from "../engine/tokenize.js";
+import type { Rule, RuleSource, Store } from "./schema.js";
+
+/** Jaccard similarity at or above which two same-polarity, same-scope rules are one rule. */
+export const DUPLICATE_JACCARD = 0.6;
+/** Overlap coefficient (|A∩B|/min(|A|,|B|)) at or above which a retraction targets a rule. */
+export const RETRACT_OVERLAP = 0.4;
+
+const STOP = new Set(
+  ("a an the to of in on at for with and or but is are be been being it its this that these those you your we our i me my " +
+    "please pls can could would will may might should shall must do does did don't doesn't not no never always ever " +
+    "from now going forward remember reminder reminders note also just again every each all any more anymore longer actually " +
+    "ok okay so then there here by as it's that's make sure rule rules need needs time times one before after when whenever " +
+    "allowed fine now feel free until it's us forget ignore disregard scratch mind what said about still keep us let let's instead").split(" "),
+);
+const NEG_RE = /(?<![\p{L}])(?:never|don'?t|do not|does not|doesn'?t|mustn'?t|must not|cannot|can'?t|no|not|avoid|nunca|jamás|no debes|niemals|nie|nicht|kein|keine|jamais|ne|никогда|не|нельзя)(?![\p{L}])|不要|别|禁止|不得|不能|绝不|しないで|してはいけない|禁止|하지 ?마|금지/iu;
+
+/** Polarity of a rule: "neg" when it prohibits (never, don't, 不要, нельзя ...), else "pos". */
+export function polarityOf(text: string): "pos" | "neg" {
+  return NEG_RE.test(text.replace(/`[^`]*`/g, " ")) ? "neg" : "pos";
+}
+
+const termCache = new Map<string, string[]>();
+
+/** Content terms of a text: stemmed words minus stopwords and cue words, plus CJK bigrams. Sorted, unique; cached (do not mutate). */
+export function contentTerms(text: string): string[] {
+  const hit = termCache.get(text);
+  if (hit) return hit;
+  const terms = computeTerms(text);
+  if (termCache.size > 20_000) termCache.clear();
+  termCache.set(text, terms);
+  return terms;
+}
+
+function computeTerms(text: string): string[] {
+  const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
+  const out = new Set<string>();
+  t.words.forEach((w, i) => {
+    if (w.length < 2 && !/\p{Script=Han}/u.test(w)) return;
+    if (STOP.has(w) || STOP.has(t.raw[i] ?? "")) return;
+    out.add(w);
+  });
+  for (const g of t.cjk) if ([...g].length === 2) out.add(g);
+  return [...out].sort();
+}
+
+/** Identifier-like tokens (with a digit, inline code, or a path): rules naming different ones are different rules. */
+export function identifiers(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/`[^`]+`|[\w.-]*\d[\w.-]*|[\w.-]+\/[\w./*-]*/g)) out.add(m[0].toLowerCase().replace(/[.]+$/, ""));
+  return [...out].sort();
+}
+
+/** True when both texts name identifiers and the sets differ ("port 8080" vs "port 9090"). */
+export function identifiersDiffer(a: string, b: string): boolean {
+  const x = identifiers(a);
+  const y = identifiers(b);
+  return x.length > 0 && y.length > 0 && x.join("\u0000") !== y.join("\u0000");
+}
+
+/** Normalised key of a rule text: its content terms joined by spaces (CRLF, case, punctuation and cue words ignored). */
+export function normKey(text: string): string {
+  return contentTerms(text).join(" ");
+}
+
+/** Jaccard, overlap coefficient and shared-term count of two term sets. */
+export function similarity(a: readonly string[], b: readonly string[]): { jaccard: number; overlap: number; shared: number } {
+  const sb = new Set(b);
+  let shared = 0;
+  for (const x of new Set(a)) if (sb.has(x)) shared++;
+  const union = new Set([...a, ...b]).size;
+  const min = Math.min(new Set(a).size, sb.size);
+  return { jaccard: union === 0 ? 0 : shared / union, overlap: min === 0 ? 0 : shared / min, shared };
+}
+
+/** Stable rule id: "r" + first 10 hex of sha256(key + globs). */
+export function ruleId(key: string, globs: readonly string[]): string {
+  return `r${createHash("sha256").update(`${key}\u0000${globs.join("\u0000")}`).digest("hex").slice(0, 10)}`;
+}
+
+/** How strong a wording is: standing/normative cue (2) + content terms + inline code (1). Higher = more complete. */
+export function wordingStrength(text: string, terms: readonly string[]): number {
+  const cue = /\b(?:always|never|must|don'?t|do not|from now on|only)\b/i.test(text) ? 2 : 0;
+  return cue + terms.length + (/`[^`]+`/.test(text) ? 1 : 0);
+}
+
+/** A sentence judged durable (or a retraction/exception), ready to be applied to the store. */
+export interface Statement {
+  text: string;
+  type: "constraint" | "procedural";
+  globs: string[];
+  score: number;
+  source: RuleSource;
+  origin: "transcript" | "pin";
+  kind: "rule" | "retraction" | "exception";
+  /** For a retraction: keep the statement itself as a permission rule (it relaxes a standing rule). */
+  keepAsPermission?: boolean;
+  until?: string;
+}
+
+/** What applying one statement did. */
+export interface Applied {
+  action: "added" | "merged" | "reworded" | "retired" | "refined" | "duplicate-source" | "no-target";
+  ruleId?: string;
+  retired: string[];
+}
+
+const sameGlobs = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((g, i) => g === b[i]);
+const sourceKey = (s: RuleSource): string => `${s.session}\u0000${s.offset}\u0000${s.n ?? 0}`;
+const MAX_SOURCES = 50;
+
+function addSource(rule: Rule, src: RuleSource): boolean {
+  if (rule.sources.some((s) => sourceKey(s) === sourceKey(src))) return false;
+  if (rule.sources.length < MAX_SOURCES) rule.sources.push(src);
+  rule.count += 1;
+  return true;
+}
+
+function retire(rule: Rule, by: Statement, byId: string | undefined, reason: string): void {
+  rule.status = "retired";
+  rule.retiredBy = by.text;
+  if (byId) rule.retiredById = byId;
+  rule.retiredAt = by.source;
+  rule.retiredReason = reason;
+}
+
+/** Best target among active rules for a retraction/exception, by overlap coefficient (ties: most recent). */
+export function findTarget(store: Store, text: string, minOverlap = RETRACT_OVERLAP): Rule | undefined {
+  const terms = contentTerms(text);
+  if (terms.length === 0) return undefined;
+  let best: Rule | undefined;
+  let bestScore = 0;
+  for (const r of store.rules) {
+    if (r.status !== "active") continue;
+    const sim = similarity(terms, contentTerms(r.text));
+    const need = Math.min(2, terms.length);
+    if (sim.shared < need || sim.overlap < minOverlap) continue;
+    const score = sim.overlap + sim.jaccard;
+    if (score >= bestScore) {
+      best = r;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+function newRule(st: Statement, terms: string[], store: Store): Rule {
+  let id = ruleId(terms.join(" ") || st.text, st.globs);
+  while (store.rules.some((r) => r.id === id)) id = `${id}x`;
+  const r: Rule = {
+    id,
+    text: st.text,
+    type: st.type,
+    globs: [...st.globs],
+    polarity: polarityOf(st.text),
+    count: 1,
+    sources: [st.source],
+    status: "active",
+    origin: st.origin,
+    score: st.score,
+  };
+  if (st.until) r.until = st.until;
+  return r;
+}
+
+/**
+ * Apply one statement to the store (mutating it) and say what happened. Idempotent per source:
+ * a statement whose (session, offset) is already recorded changes nothing. `recent` is the id of the
+ * rule added just before (a bare "scratch that" retracts it).
+ */
+export function applyStatement(store: Store, st: Statement, recent?: string): Applied {
+  const terms = contentTerms(st.text);
+  const seen = store.rules.find((r) => r.sources.some((s) => sourceKey(s) === sourceKey(st.source)) && r.origin === st.origin && r.text === st.text);
+  if (seen && st.origin === "transcript") return { action: "duplicate-source", ruleId: seen.id, retired: [] };
+  if (store.rules.some((r) => r.retiredAt && sourceKey(r.retiredAt) === sourceKey(st.source) && r.retiredBy === st.text)) {
+    return { action: "duplicate-source", retired: [] };
+  }
+
+  if (st.kind === "retraction") {
+    let target = findTarget(store, st.text);
+    if (!target && terms.length === 0 && recent) target = store.rules.find((r) => r.id === recent && r.status === "active");
+    if (!target) return { action: "no-target", retired: [] };
+    const retired = [target.id];
+    if (st.keepAsPermission) {
+      const perm = newRule({ ...st, globs: st.globs.length ? st.globs : target.globs }, terms, store);
+      perm.retires = retired;
+      store.rules.push(perm);
+      retire(target, st, perm.id, "retraction");
+      return { action: "retired", ruleId: perm.id, retired };
+    }
+    retire(target, st, undefined, "retraction");
+    return { action: "retired", retired };
+  }
+
+  const polarity = polarityOf(st.text);
+  // Near-duplicate (same scope, same polarity): merge, keep the stronger wording only if strictly more complete.
+  for (const r of store.rules) {
+    if (!sameGlobs(r.globs, st.globs) || r.polarity !== polarity) continue;
+    const rt = contentTerms(r.text);
+    const sim = similarity(terms, rt);
+    const dup = ((terms.join(" ") === rt.join(" ") && terms.length > 0) || sim.jaccard >= DUPLICATE_JACCARD) && !identifiersDiffer(st.text, r.text);
+    if (!dup) continue;
+    if (r.status === "retired") {
+      // Restated after a retraction: the rule is back; the permission that retired it goes.
+      r.status = "active";
+      const back = r.retiredById;
+      for (const p of store.rules) if (p.id === back && p.status === "active") retire(p, st, r.id, "replaced");
+      delete r.retiredBy;
+      delete r.retiredById;
+      delete r.retiredAt;
+      delete r.retiredReason;
+      addSource(r, st.source);
+      return { action: "added", ruleId: r.id, retired: back ? [back] : [] };
+    }
+    addSource(r, st.source);
+    const sup = rt.every((t) => terms.includes(t));
+    if (sup && wordingStrength(st.text, terms) > wordingStrength(r.text, rt) + 1) {
+      r.text = st.text;
+      return { action: "reworded", ruleId: r.id, retired: [] };
+    }
+    return { action: "merged", ruleId: r.id, retired: [] };
+  }
+
+  if (st.kind === "exception") {
+    const parent = findTarget(store, st.text);
+    const rule = newRule(st, terms, store);
+    if (parent) rule.refines = parent.id;
+    store.rules.push(rule);
+    return { action: parent ? "refined" : "added", ruleId: rule.id, retired: [] };
+  }
+
+  // Contradiction: same content, opposite polarity, same scope -> the later statement replaces the earlier.
+  const retired: string[] = [];
+  for (const r of store.rules) {
+    if (r.status !== "active" || !sameGlobs(r.globs, st.globs) || r.polarity === polarity) continue;
+    const sim = similarity(terms, contentTerms(r.text));
+    if ((sim.shared >= 2 && sim.jaccard >= 0.8) || (sim.shared >= 3 && sim.overlap >= 0.8)) {
+      retired.push(r.id);
+    }
+  }
+  const rule = newRule(st, terms, store);
+  if (retired.length) rule.retires = retired;
+  store.rules.push(rule);
+  for (const id of retired) {
+    const r = store.rules.find((x) => x.id === id);
+    if (r) retire(r, st, rule.id, "replaced");
+  }
+  return { action: "added", ruleId: rule.id, retired };
+}

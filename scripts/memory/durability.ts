@@ -1,0 +1,222 @@
+/**
+ * Durability: is a user sentence a standing rule (keep) or a one-off request, question, remark or
+ * narrative (drop)? Pure and deterministic. Score = sum of cue-lexicon weights (multilingual) +
+ * classifier evidence (P(constraint)+P(procedural) and P(episodic)); keep when score >= DURABLE_THRESHOLD.
+ * Weights and threshold were tuned on the labelled transcripts in data/transcripts/ (bench/extract.ts);
+ * see references/memory.md "Extraction".
+ */
+import type { KnowledgeType } from "../engine/types.js";
+
+/** Keep a sentence when its durability score reaches this value. Tuned on data/transcripts (see bench). */
+export const DURABLE_THRESHOLD = 2.5;
+
+/** Weights of each cue family (score units; positive = durable). */
+export const WEIGHTS = {
+  standing: 3, // "from now on", "always", "never", 以后, впредь ...
+  normative: 2, // "must", "do not", "avoid", "not allowed", 不要, нельзя ...
+  fact: 2.5, // rule stated as a fact: "is read-only", "lives in X, not Y", "is allergic to"
+  convention: 1.5, // "we always", "in this repo", "our convention is"
+  procedure: 1.5, // a command in inline code with a standing purpose ("run tests with `…`")
+  scope: 0.5, // names a path scope ("in packages/api")
+  universal: 1, // a universally quantified subject: "every query …", "all user-facing strings …", "no PR …"
+  classifierRule: 1.5, // x (P(constraint) + P(procedural))
+  classifierEpisodic: -1, // x P(episodic)
+  oneOff: -3, // "this one", "this time", "for now", "right now", "yet", 这次, 今回 ...
+  deictic: -1.5, // "this file", "that test", "the bug" (the task at hand)
+  question: -4, // a genuine question ("should we …?", "what …?")
+  request: -1, // a polite one-off request ("can you …?")
+  ack: -4, // "ok", "thanks", "looks good"
+  narrative: -3, // "yesterday we fixed …", "I just ran …"
+  task: -2, // a bare task imperative ("fix the login test") with no standing cue
+  soft: -1.5, // "I prefer", "ideally", "if possible", "try to"
+} as const;
+
+const W = "(?<![\\p{L}\\p{N}_])";
+const E = "(?![\\p{L}\\p{N}_])";
+const words = (alts: string[]): RegExp => new RegExp(`${W}(?:${alts.join("|")})${E}`, "iu");
+const anywhere = (alts: string[]): RegExp => new RegExp(`(?:${alts.join("|")})`, "iu");
+
+/** Standing cues: the rule holds for future actions. English plus zh/ja/ko/ru/es/de/fr/pt/it. */
+export const STANDING_RE = words([
+  "from now on", "going forward", "from here on(?:\\s?out)?", "in (?:the )?future", "always", "never", "don'?t ever", "do not ever",
+  "never ever", "every time", "each time", "whenever", "at all times", "by default", "as a rule", "remember(?: that| to|:)?",
+  "keep in mind", "for (?:all )?future", "no matter what", "under no circumstances", "for the rest of (?:this|the) (?:session|project)",
+  "(?:don'?t|do not) forget", "rule of thumb", "standing rule", "permanently", "(?:before|after) (?:every|each|any)",
+  "de ahora en adelante", "a partir de ahora", "siempre", "nunca", "jamás", "cada vez", "recuerda",
+  "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "jedes mal", "merk dir",
+  "désormais", "dorénavant", "à partir de maintenant", "à l'avenir", "toujours", "jamais", "chaque fois",
+  "de agora em diante", "a partir de agora", "sempre", "d'ora in poi", "da ora in poi",
+  "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни",
+]);
+const STANDING_CJK = anywhere([
+  "以后", "今后", "從現在開始", "从现在开始", "从现在起", "始终", "總是", "总是", "永远", "永遠", "每次", "一律", "切记", "记住", "記住",
+  "今後", "これから", "常に", "いつも", "必ず", "絶対に", "毎回", "覚えておいて",
+  "앞으로", "항상", "절대", "언제나", "매번", "기억해",
+]);
+
+/** Normative modality: obligation or prohibition. */
+export const NORMATIVE_RE = words([
+  "must(?:n'?t| not)?", "shall(?: not)?", "do not", "don'?t", "avoid", "only ever", "(?:is|are) required", "required to",
+  "(?:is|are) not allowed", "not permitted", "forbidden", "prohibited", "should (?:always|never|not)", "make sure (?:to|that|you) always",
+  "no (?:more|one)", "need to always", "needs? (?:a|an|to)", "has to", "have to", "only (?:in|on|via|through|from|inside|within|after|when)", "no debes", "no hagas", "debe(?:s|n)?", "prohibido", "muss", "müssen", "darf (?:nicht|kein)",
+  "verboten", "keine?", "ne (?:jamais|pas)", "il faut", "interdit", "нельзя", "не надо", "не нужно", "не (?:делай|используй|трогай|коммить|пушь)",
+  "должен", "должны", "обязательно", "запрещено",
+]);
+const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "しないで", "してはいけない", "してはならない", "禁止", "하지 ?마", "하면 안", "해야", "금지"]);
+
+/** A rule stated as a fact (labelling-rules §7, BL-03). */
+export const FACT_RE = words([
+  "(?:is|are) (?:read-?only|off-?limits|frozen|forbidden|prohibited|not allowed|protected|immutable|mandatory|the (?:single )?source of truth)",
+  "(?:is|are) allergic to", "(?:lives?|belongs?|goes|go|live) (?:in|under) [^,]+, not (?:in|under)", "(?:is|are) (?:only )?for [^,]+ only",
+  "(?:is|are) never (?:to be )?", "(?:is|are) not to be", "only [\\w-]+ (?:may|can) ", "requires? (?:a |an )?(?:review|approval|sign-?off)",
+]);
+
+/** A team or project convention. */
+export const CONVENTION_RE = words([
+  "we (?:always|never|only|don'?t|do not|use|prefer to|require)", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
+  "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
+  "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
+]);
+
+/** One-off scope: the request holds for the current task only. */
+export const ONE_OFF_RE = words([
+  "this one", "this time", "just this once", "just once", "for now", "right now", "yet", "today", "tonight", "at the moment",
+  "for this (?:task|pr|commit|change|fix|bug|ticket|branch|run|one|issue)", "this (?:commit|pr|diff|change|function|bug|error|ticket) (?:only)?",
+  "(?:go ahead|please) and", "real quick", "asap",
+  "esta vez", "por ahora", "diesmal", "dieses mal", "vorerst", "cette fois", "pour l'instant", "desta vez", "questa volta",
+  "в этот раз", "сейчас", "пока что",
+]);
+const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时", "先"]);
+
+/** Deictic objects naming the task at hand. */
+export const DEICTIC_RE = words(["(?:this|that|the) (?:file|test|bug|error|function|line|diff|change|pr|commit|branch|one|issue|failure)(?!s)", "above", "these changes"]);
+
+const ACK_RE = /^(?:ok(?:ay)?|k|thanks?(?: you)?|thx|great|nice|cool|perfect|awesome|looks good|lgtm|yes|yep|yeah|no|nope|sure|got it|sounds good|good|done|right|hmm+|wow|excellent|好的|谢谢|了解|ありがとう|はい|네|감사|спасибо|хорошо|gracias|vale|danke|merci)\b[\s\p{P}]*(?:[\p{L}\s,']{0,30})?[.!]*$/iu;
+const QUESTION_START = /^(?:should|do|does|did|is|are|was|were|what|why|how|where|when|which|who|whose|have|has|shall|am)\b/i;
+const REQUEST_START = /^(?:can|could|would|will|may)\s+(?:you|we|u)\b/i;
+export const NARRATIVE_RE = words([
+  "yesterday", "last (?:week|time|night|month|sprint|year)", "earlier today", "this morning", "ago",
+  "we (?:fixed|found|tried|had|decided|deployed|shipped|merged|saw|changed|broke|lost|spent)", "i (?:fixed|tried|noticed|found|saw|ran|just|already|was|had|spent|merged|pushed)",
+  "it (?:broke|failed|crashed|worked)", "(?:was|were) (?:broken|failing|flaky|slow)", "ayer", "gestern", "вчера",
+]);
+const NARRATIVE_CJK = anywhere(["昨天", "昨日", "上周", "先週", "어제", "刚才"]);
+const TASK_START = /^(?:(?:ok(?:ay)?|now|so|then|next|also|and|please|pls|first|great|cool|alright)[,:]?\s+)*(?:fix|add|implement|create|write|update|refactor|rename|move|delete|remove|look|check|investigate|debug|commit|push|deploy|run|make|change|build|open|show|tell|explain|try|review|merge|install|bump|revert|let'?s|lets|go|continue|finish|undo|rerun|re-run|restart|find|list|print|read|summari[sz]e|draft|generate|send|post|give|clean|format|split|port|translate|migrate|upgrade|set up|setup|start|stop|keep going)\b/i;
+const UNIVERSAL_START = /^(?:every|each|all|any|no)\s+\p{L}/iu;
+const SOFT_RE = words(["i(?:'d| would)? prefer", "i like", "i'?d rather", "ideally", "if possible", "where possible", "nice to have", "try to", "maybe", "perhaps", "i think", "i guess", "if you can", "when you get a chance"]);
+const COMMANDISH = /`[^`\n]*(?:\b(?:npm|npx|pnpm|yarn|bun|node|tsx|cargo|go|make|docker|kubectl|git|ssh|scp|curl|python3?|pytest|uv|pip|terraform|helm|mvn|gradle|dotnet|bundle|rails|rake|mix|deno|just|poetry)\b|\.\/|--?[a-z])[^`\n]*`/i;
+const PROC_PURPOSE = words([
+  "(?:run|use|call|invoke|execute|start|build|test|deploy|lint|format|release|publish|migrate)s? (?:it |them |the [\\w-]+ |[\\w-]+ ){0,2}(?:with|via|using|through|by running)",
+  "to (?:run|build|test|deploy|start|lint|format|release|publish|migrate|regenerate|reset|seed|debug|reproduce|profile)",
+  "(?:the )?(?:command|way) to", "(?:is|are) (?:run|started|built|tested|deployed) (?:with|via|by)", "before (?:every|each|any)",
+]);
+
+/** Retraction cues: the user withdraws or relaxes an earlier rule. */
+export const RETRACT_RE = words([
+  "actually,? you (?:can|may)", "you (?:can|may) (?:now|go ahead and)", "(?:it'?s|it is) (?:ok|okay|fine|alright) to", "feel free to",
+  "no need to", "(?:you )?(?:don'?t|do not) need to [^.]*? any ?more", "no longer", "not any ?more", "any ?more",
+  "(?:forget|ignore|disregard|drop|scratch|cancel|undo|revoke|lift) (?:that|the|my|what i said)", "scratch that", "never ?mind",
+  "you(?:'re| are) (?:now )?allowed to", "is (?:now )?(?:allowed|permitted|fine|ok)", "that rule", "the rule about",
+  "ya no", "olvida (?:lo|la regla)", "nicht mehr", "vergiss", "plus besoin", "oublie", "больше не", "забудь", "можно теперь", "теперь можно",
+]);
+const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取消", "もう.{0,8}(?:いい|不要)", "しなくていい", "더 이상", "안 해도 돼", "해도 돼"]);
+
+/** Exception / refinement cues: a scoped exception to an earlier rule. */
+export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
+const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);
+
+/** Extract an expiry condition ("until launch") from a permission, or undefined. */
+export function expiryOf(text: string): string | undefined {
+  const m = /\b(?:until|till|hasta|bis|jusqu'à|до)\s+([^,.;!?—-]{2,60})/iu.exec(text);
+  return m?.[1]?.trim();
+}
+
+/** Cue features of one sentence (booleans), the input of durabilityScore. */
+export interface Cues {
+  standing: boolean;
+  normative: boolean;
+  fact: boolean;
+  convention: boolean;
+  procedure: boolean;
+  scope: boolean;
+  universal: boolean;
+  oneOff: boolean;
+  deictic: boolean;
+  question: boolean;
+  request: boolean;
+  ack: boolean;
+  narrative: boolean;
+  task: boolean;
+  soft: boolean;
+  retraction: boolean;
+  exception: boolean;
+}
+
+/** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
+export function cuesOf(sentence: string, hasPathScope = false): Cues {
+  const s = sentence.replace(/[\u2018\u2019]/g, "'");
+  const bare = s.replace(/`[^`]*`/g, " CODE ");
+  const standing = STANDING_RE.test(bare) || STANDING_CJK.test(bare);
+  const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare);
+  const fact = FACT_RE.test(bare);
+  const convention = CONVENTION_RE.test(bare);
+  const procedure = COMMANDISH.test(s) && (PROC_PURPOSE.test(bare) || /^(?:to|for) [\w -]+,/i.test(bare)) ;
+  const trimmed = bare.trim();
+  const endsQ = /[?？]\s*$/.test(trimmed);
+  const request = REQUEST_START.test(trimmed);
+  const question = endsQ && !request ? true : QUESTION_START.test(trimmed) && endsQ;
+  const ack = ACK_RE.test(trimmed) && trimmed.split(/\s+/).length <= 6 && !standing && !normative;
+  const narrative = NARRATIVE_RE.test(bare) || NARRATIVE_CJK.test(bare);
+  const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b/gi, "")) || ONE_OFF_CJK.test(bare);
+  const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure;
+  return {
+    standing,
+    normative,
+    fact,
+    convention,
+    procedure,
+    scope: hasPathScope,
+    universal: UNIVERSAL_START.test(trimmed),
+    oneOff: oneOffWords,
+    deictic: DEICTIC_RE.test(bare),
+    question,
+    request: request && !question,
+    ack,
+    narrative,
+    task,
+    soft: SOFT_RE.test(bare),
+    retraction: RETRACT_RE.test(bare) || RETRACT_CJK.test(bare),
+    exception: EXCEPTION_RE.test(bare) || EXCEPTION_CJK.test(bare),
+  };
+}
+
+/**
+ * Durability score of a sentence: Σ WEIGHTS[cue] over its true cues plus classifier evidence
+ * (WEIGHTS.classifierRule × (P(constraint)+P(procedural)) + WEIGHTS.classifierEpisodic × P(episodic)).
+ * Scores are in [-20, 15]; compare with DURABLE_THRESHOLD.
+ */
+export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): number {
+  let s = 0;
+  if (c.standing) s += WEIGHTS.standing;
+  if (c.normative) s += WEIGHTS.normative;
+  if (c.fact) s += WEIGHTS.fact;
+  if (c.convention) s += WEIGHTS.convention;
+  if (c.procedure) s += WEIGHTS.procedure;
+  if (c.scope && (c.normative || c.standing || c.convention)) s += WEIGHTS.scope;
+  if (c.universal && (c.normative || c.fact)) s += WEIGHTS.universal;
+  if (c.oneOff) s += WEIGHTS.oneOff;
+  if (c.deictic && !c.standing) s += WEIGHTS.deictic;
+  if (c.question) s += WEIGHTS.question;
+  if (c.request) s += WEIGHTS.request;
+  if (c.ack) s += WEIGHTS.ack;
+  if (c.narrative && !c.standing) s += WEIGHTS.narrative;
+  if (c.task) s += WEIGHTS.task;
+  if (c.soft && !c.standing) s += WEIGHTS.soft;
+  s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
+  return Math.round(s * 1000) / 1000;
+}
+
+/** Rule type of a kept sentence: procedural when the classifier says so or it gives a command with a purpose, else constraint. */
+export function ruleType(c: Cues, p: Record<KnowledgeType, number>): "constraint" | "procedural" {
+  if (c.procedure && !c.normative && !c.standing) return "procedural";
+  return p.procedural > p.constraint && p.procedural >= 0.4 && !c.normative ? "procedural" : "constraint";
+}

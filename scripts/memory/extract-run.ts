@@ -1,0 +1,185 @@
+/**
+ * The extraction pipeline (I/O): lock -> cursor check -> stream new transcript lines -> user utterances
+ * -> redact -> sentences -> judge -> consolidate -> write rule files + sidecar + cursor -> unlock.
+ * Loaded lazily by api.ts so the CLI's cold start does not pay for secretlint.
+ */
+import { statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { UsageError } from "../errors.js";
+import type { ExtractOptions, ExtractReport } from "./api.js";
+import { applyStatement } from "./consolidate.js";
+import { judge, toStatement, type Candidate, type Verdict } from "./extract.js";
+import { DURABLE_THRESHOLD } from "./durability.js";
+import { askLlm } from "./llm.js";
+import { redactSync, redactTexts } from "./redact.js";
+import { reconcile, syncRuleFiles } from "./rules-store.js";
+import { splitSentences } from "./sentences.js";
+import { acquireLock, isUserRulesDir, loadCursor, loadStore, prefixHashes, saveCursor, saveStore } from "./state.js";
+import { cannotBeUser, decodeLine, readLines, userUtterance, type Utterance } from "./transcript.js";
+import type { Cursor, RuleSource } from "./schema.js";
+
+/** Options for tests and the bench: reader sizes. */
+export interface RunTuning {
+  chunkSize?: number;
+  maxLineBytes?: number;
+  /** Collect every verdict (for --explain and the bench). */
+  verdicts?: Verdict[];
+}
+
+/** Borderline band around the threshold in which `--llm` is asked (score units). */
+export const LLM_BAND = 1.5;
+
+/** Run one extraction. See api.ts extractTranscript for the contract. */
+export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): Promise<ExtractReport> {
+  const report: ExtractReport = { linesRead: 0, linesSkipped: 0, candidates: 0, kept: 0, added: 0, updated: 0, retired: 0, files: [], warnings: [] };
+  const path = resolve(opts.transcriptPath);
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new UsageError(`cannot read ${opts.transcriptPath}: not a file`);
+    size = st.size;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`cannot read ${opts.transcriptPath}: no such file`);
+  }
+  if (size === 0) {
+    report.warnings.push("no transcript content (empty file); nothing written");
+    return report;
+  }
+  const sessionId = opts.sessionId ?? basename(path).replace(/\.jsonl$/i, "");
+  const rulesDir = resolve(opts.rulesDir);
+  const release = opts.dryRun ? null : await acquireLock(rulesDir);
+  try {
+    const store = loadStore(rulesDir);
+    let start = 0;
+    let lineNo = 0;
+    const cur = loadCursor(rulesDir, sessionId);
+    if (cur && cur.transcriptPath === path) {
+      if (size < cur.offset) report.warnings.push("transcript shrank since the last run; reading it again from the start");
+      else {
+        const h = prefixHashes(path, cur.offset);
+        if (h.headHash === cur.headHash && h.tailHash === cur.tailHash) {
+          start = cur.offset;
+          lineNo = cur.line;
+        } else report.warnings.push("transcript changed since the last run; reading it again from the start");
+      }
+    }
+
+    const utterances: Array<{ u: Utterance; line: number; offset: number }> = [];
+    let endOffset = start;
+    let endLine = lineNo;
+    let corrupt = 0;
+    let oversized = 0;
+    let torn = 0;
+    let invalidUtf8 = 0;
+    for await (const raw of readLines(path, { start, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes })) {
+      const line = lineNo + raw.index;
+      if (!raw.complete) {
+        // A torn last line: skip it now, and keep the cursor before it so a completed line is read next time.
+        torn++;
+        report.linesSkipped++;
+        continue;
+      }
+      endOffset = raw.end;
+      endLine = line;
+      report.linesRead++;
+      if (raw.bytes === null) {
+        oversized++;
+        report.linesSkipped++;
+        continue;
+      }
+      if (raw.bytes.length === 0) continue;
+      if (cannotBeUser(raw.bytes)) {
+        // Not a user line: no JSON.parse. A line that is not even shaped like one object is counted as corrupt.
+        if (raw.bytes[0] !== 0x7b || raw.bytes[raw.bytes.length - 1] !== 0x7d) {
+          corrupt++;
+          report.linesSkipped++;
+        }
+        continue;
+      }
+      const { text, invalid } = decodeLine(raw.bytes);
+      if (invalid) invalidUtf8++;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(text);
+      } catch {
+        corrupt++;
+        report.linesSkipped++;
+        continue;
+      }
+      const u = userUtterance(obj);
+      if (typeof u === "string") continue;
+      utterances.push({ u, line, offset: raw.start });
+    }
+    if (corrupt + torn > 0) report.warnings.push(`${corrupt + torn} unparseable line${corrupt + torn === 1 ? "" : "s"} skipped${torn ? " (including a torn last line)" : ""}`);
+    if (oversized > 0) report.warnings.push(`${oversized} oversized line${oversized === 1 ? "" : "s"} skipped (tool output)`);
+    if (invalidUtf8 > 0) report.warnings.push(`${invalidUtf8} line${invalidUtf8 === 1 ? "" : "s"} with invalid UTF-8 (replaced with U+FFFD)`);
+
+    // Redact whole utterances first (secrets can span sentence ends), then split.
+    const red = await redactTexts(utterances.map((x) => x.u.text));
+    report.warnings.push(...red.warnings);
+    const cands: Candidate[] = [];
+    utterances.forEach((x, i) => {
+      const src: RuleSource = { session: x.u.sessionId ?? sessionId, line: x.line, offset: x.offset };
+      // Provenance time is the line's own timestamp (so reruns write the same bytes); the clock only as a fallback.
+      if (x.u.timestamp) src.at = x.u.timestamp;
+      else if (opts.now) src.at = opts.now().toISOString();
+      splitSentences(red.texts[i] as string).forEach((s, n) => {
+        cands.push({ text: s, source: n === 0 ? src : { ...src, n } });
+      });
+    });
+    report.candidates = cands.length;
+    const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm) });
+    if (opts.llm) await askLlm(opts.llm, verdicts, DURABLE_THRESHOLD, LLM_BAND, report.warnings);
+    if (tuning.verdicts) tuning.verdicts.push(...verdicts);
+    if (isUserRulesDir(rulesDir)) {
+      // User-level rules ignore paths: (BL-30): keep such rules, unscoped (their text still names the path).
+      const scoped = verdicts.filter((v) => v.keep && v.globs.length > 0);
+      for (const v of scoped) v.globs = [];
+      if (scoped.length) report.warnings.push(`${scoped.length} path-scoped rule(s) written unscoped: Claude Code ignores paths: in user-level rules; use the project's .claude/rules for scoped rules`);
+    }
+
+    let recent: string | undefined;
+    for (const v of verdicts) {
+      if (!v.keep) continue;
+      let res = applyStatement(store, toStatement(v), recent);
+      if (res.action === "no-target") {
+        if (v.score < DURABLE_THRESHOLD) continue;
+        res = applyStatement(store, { ...toStatement(v), kind: "rule" });
+      }
+      if (res.action === "duplicate-source") continue;
+      report.kept++;
+      if (res.action === "added" || res.action === "refined") report.added++;
+      else if (res.action === "merged" || res.action === "reworded") report.updated++;
+      if (res.action === "retired" && res.ruleId) report.added++;
+      report.retired += res.retired.length;
+      if (res.ruleId && res.action !== "retired") recent = res.ruleId;
+    }
+
+    const cursor: Cursor = {
+      format: "knowledge-triage/cursor",
+      version: 1,
+      sessionId,
+      transcriptPath: path,
+      offset: endOffset,
+      line: endLine,
+      ...prefixHashes(path, endOffset),
+    };
+    if (opts.dryRun) {
+      const r = reconcile(rulesDir, store);
+      report.files = r.plan.map((p) => resolve(rulesDir, p.name));
+      report.warnings.push(...r.warnings);
+    } else {
+      const sync = syncRuleFiles(rulesDir, store);
+      report.files = sync.files;
+      report.retired += sync.retired;
+      report.warnings.push(...sync.warnings);
+      saveStore(rulesDir, store);
+      saveCursor(rulesDir, cursor);
+    }
+    report.warnings = report.warnings.map(redactSync);
+    return report;
+  } finally {
+    if (release) await release().catch(() => undefined);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Pure decision step of extraction: redacted user sentences + classifier scores -> statements
+ * (durable rules, retractions, scoped exceptions) with a reason for every sentence. No I/O.
+ */
+import type { Classifier } from "../engine/classify.js";
+import type { KnowledgeType, Unit } from "../engine/types.js";
+import { inferScope } from "../operators/scope.js";
+import type { RuleSource } from "./schema.js";
+import type { Statement } from "./consolidate.js";
+import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, ruleType, type Cues } from "./durability.js";
+
+/** A candidate sentence with where it was said. */
+export interface Candidate {
+  text: string;
+  source: RuleSource;
+}
+
+/** The verdict on one candidate: kept as a statement, or dropped, with the score and the cues that decided. */
+export interface Verdict {
+  text: string;
+  source: RuleSource;
+  score: number;
+  keep: boolean;
+  kind: Statement["kind"] | "drop";
+  type: "constraint" | "procedural";
+  globs: string[];
+  cues: string[];
+  classifierType: KnowledgeType;
+}
+
+/** Exceptions that name an existing rule are kept at a lower score than new rules (they only narrow one). */
+export const EXCEPTION_MARGIN = 1.5;
+
+const PERMISSION_RE = /\b(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|feel free to|you(?:'re| are) (?:now )?allowed to|is (?:now )?(?:allowed|permitted))\b|можно|可以|してもいい|해도 돼/iu;
+
+function toUnit(text: string): Unit {
+  return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
+}
+
+/** True when a sentence has a cue that can make it durable, a retraction or an exception. */
+function hasPositiveCue(c: Cues): boolean {
+  return c.standing || c.normative || c.fact || c.convention || c.procedure || c.retraction || c.exception;
+}
+
+function cueNames(c: Cues): string[] {
+  return (Object.keys(c) as Array<keyof Cues>).filter((k) => c[k]);
+}
+
+/**
+ * Judge candidates in order (one batched classifier call). Retraction cues make a "retraction"
+ * verdict whatever the score (the store decides whether it targets a rule); exception cues a
+ * "exception" verdict when score >= threshold - EXCEPTION_MARGIN; otherwise keep iff score >= threshold.
+ */
+export function judge(cands: readonly Candidate[], classifier: Classifier, threshold = DURABLE_THRESHOLD, opt: { classifyAll?: boolean } = {}): Verdict[] {
+  if (cands.length === 0) return [];
+  const pre = cands.map((c) => {
+    const scope = inferScope(c.text);
+    const globs = scope.kind === "path" ? [...scope.globs].sort() : [];
+    return { globs, cues: cuesOf(c.text, globs.length > 0) };
+  });
+  // Without a positive cue the score cannot reach the threshold (the classifier adds at most
+  // WEIGHTS.classifierRule = 1.5 < 2.5), so such sentences skip the classifier: exact, and much faster.
+  const need = pre.map((x, i) => (opt.classifyAll === true || hasPositiveCue(x.cues) ? i : -1)).filter((i) => i >= 0);
+  const rows = need.length ? classifier.scores(need.map((i) => toUnit((cands[i] as Candidate).text))) : [];
+  const probs: Array<Record<KnowledgeType, number>> = cands.map(() => ({ constraint: 0, procedural: 0, belief: 1, preference: 0, episodic: 0 }));
+  need.forEach((i, k) => {
+    probs[i] = rows[k] as Record<KnowledgeType, number>;
+  });
+  return cands.map((c, i) => {
+    const p = probs[i] as Record<KnowledgeType, number>;
+    const { globs, cues } = pre[i] as { globs: string[]; cues: Cues };
+    const score = durabilityScore(cues, p);
+    let best: KnowledgeType = "constraint";
+    for (const t of Object.keys(p) as KnowledgeType[]) if (p[t] > p[best]) best = t;
+    const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
+    if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
+    if (cues.retraction && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
+    const keep = score >= threshold;
+    return { ...base, keep, kind: keep ? ("rule" as const) : ("drop" as const) };
+  });
+}
+
+/** Turn a kept verdict into a statement for the store (permission text and expiry for retractions). */
+export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
+  const st: Statement = { text: v.text, type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
+  if (v.kind === "retraction" && PERMISSION_RE.test(v.text)) {
+    st.keepAsPermission = true;
+    const until = expiryOf(v.text);
+    if (until) st.until = until;
+  }
+  return st;
+}

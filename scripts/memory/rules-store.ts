@@ -1,0 +1,94 @@
+/**
+ * Writes planned rule files into the rules folder, respecting hand edits. The store records the
+ * sha256 of every file we wrote; a file whose bytes no longer match was edited by the user: it is never
+ * rewritten or deleted again (a warning says so), rules the user removed from it are retired
+ * ("removed-by-hand"), and new rules go to another file name. `.md` files we did not write are never
+ * touched. Only `<rulesDir>/*.md` and `<rulesDir>/.state/` are ever written.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { planFiles, sha256, type PlannedFile } from "./render.js";
+import type { Store } from "./schema.js";
+import { writeIfChanged } from "./state.js";
+
+/** Result of a sync: files written, removed, left alone (hand-edited), and warnings (one line each). */
+export interface SyncResult {
+  written: string[];
+  removed: string[];
+  frozen: string[];
+  files: string[];
+  warnings: string[];
+  retired: number;
+}
+
+function readOrNull(p: string): string | null {
+  try {
+    return readFileSync(p, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Detect hand edits (mutating `store.files` and retiring rules removed by hand), then plan the files.
+ * Pure with respect to the rules folder except for reads. Used by both sync and dry runs.
+ */
+export function reconcile(rulesDir: string, store: Store): { plan: PlannedFile[]; frozen: string[]; warnings: string[]; retired: number } {
+  const warnings: string[] = [];
+  const frozen: string[] = [];
+  const hosted = new Set<string>();
+  let retired = 0;
+  for (const [name, rec] of Object.entries(store.files)) {
+    const cur = readOrNull(join(rulesDir, name));
+    const edited = rec.handEdited === true || cur === null || sha256(cur) !== rec.sha256;
+    if (!edited) continue;
+    if (!rec.handEdited) warnings.push(`${name} was ${cur === null ? "deleted" : "edited"} by hand; it is left as is and new rules go to another file`);
+    rec.handEdited = true;
+    frozen.push(name);
+    for (const id of rec.ruleIds) {
+      const r = store.rules.find((x) => x.id === id);
+      if (r?.status !== "active") continue;
+      if (cur?.includes(r.text.split("\n")[0] ?? r.text)) hosted.add(id);
+      else {
+        r.status = "retired";
+        r.retiredReason = "removed-by-hand";
+        retired++;
+      }
+    }
+  }
+  const taken = new Set<string>(frozen);
+  if (existsSync(rulesDir)) {
+    for (const f of readdirSync(rulesDir)) if (f.endsWith(".md") && !store.files[f]) taken.add(f);
+  }
+  return { plan: planFiles(store, taken, hosted), frozen, warnings, retired };
+}
+
+/**
+ * Write the planned files (atomic, only when bytes change), delete files we wrote earlier that hold no
+ * active rule any more (only when unedited), and record hashes in `store.files`. Mutates `store`.
+ */
+export function syncRuleFiles(rulesDir: string, store: Store): SyncResult {
+  const { plan, frozen, warnings, retired } = reconcile(rulesDir, store);
+  mkdirSync(rulesDir, { recursive: true });
+  const written: string[] = [];
+  const removed: string[] = [];
+  const planned = new Set(plan.map((p) => p.name));
+  for (const p of plan) {
+    if (writeIfChanged(join(rulesDir, p.name), p.content)) written.push(p.name);
+    store.files[p.name] = { sha256: sha256(p.content), ruleIds: p.ruleIds };
+  }
+  for (const [name, rec] of Object.entries(store.files)) {
+    if (planned.has(name) || rec.handEdited) continue;
+    const path = join(rulesDir, name);
+    const cur = readOrNull(path);
+    if (cur !== null && sha256(cur) === rec.sha256) {
+      unlinkSync(path);
+      removed.push(name);
+    }
+    delete store.files[name];
+  }
+  const sortedFiles: Store["files"] = {};
+  for (const k of Object.keys(store.files).sort()) sortedFiles[k] = store.files[k] as Store["files"][string];
+  store.files = sortedFiles;
+  return { written, removed, frozen, files: plan.map((p) => join(rulesDir, p.name)), warnings, retired };
+}

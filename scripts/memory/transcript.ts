@@ -1,0 +1,172 @@
+/**
+ * Streaming reader for Claude Code transcripts (JSONL, research/integration.md §3) and the pure
+ * filter that turns one parsed line into a user utterance or a skip reason.
+ * The reader never holds the file in one string: it reads fixed-size byte chunks, splits on "\n",
+ * and discards (without buffering) any line longer than `maxLineBytes` (e.g. multi-MB tool_result
+ * bodies or base64 images).
+ */
+import { open } from "node:fs/promises";
+
+/** One complete line of the file (terminated by "\n"), or the torn tail (no "\n", `complete: false`). */
+export interface RawLine {
+  /** Byte offset of the line's first byte. */
+  start: number;
+  /** Byte offset just after the line's "\n" (or end of file for a torn tail). */
+  end: number;
+  /** 1-based line number counted from the first byte the reader was started at. */
+  index: number;
+  /** Line bytes without "\n" (and without a trailing "\r"); null when the line exceeded maxLineBytes. */
+  bytes: Buffer | null;
+  /** False for a last line with no "\n" (torn write or still being written). */
+  complete: boolean;
+}
+
+/** Reader options. Sizes in bytes. */
+export interface ReadOptions {
+  /** Byte offset to start at (must be the start of a line). Default 0. */
+  start?: number;
+  /** Read chunk size in bytes. Default 1 MiB (tests use 4096 to exercise chunk boundaries). */
+  chunkSize?: number;
+  /** Lines longer than this are skipped without being buffered. Default 1 MiB. */
+  maxLineBytes?: number;
+}
+
+/**
+ * Stream the lines of a file from `start`, yielding each as bytes. Memory stays O(chunkSize + maxLineBytes)
+ * whatever the file or line size. Throws only on I/O errors (ENOENT, EACCES).
+ */
+export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGenerator<RawLine> {
+  const chunkSize = opts.chunkSize ?? 1 << 20;
+  const maxLine = opts.maxLineBytes ?? 1 << 20;
+  const fh = await open(path, "r");
+  try {
+    const buf = Buffer.allocUnsafe(chunkSize);
+    let pos = opts.start ?? 0;
+    let lineStart = pos;
+    let index = 0;
+    let parts: Buffer[] = [];
+    let partLen = 0;
+    let oversized = false;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, chunkSize, pos);
+      if (bytesRead === 0) break;
+      let from = 0;
+      while (from < bytesRead) {
+        const nl = buf.indexOf(10, from);
+        const stop = nl === -1 || nl >= bytesRead ? bytesRead : nl;
+        if (!oversized) {
+          const len = stop - from;
+          if (partLen + len > maxLine) {
+            oversized = true;
+            parts = [];
+            partLen = 0;
+          } else if (len > 0) {
+            parts.push(Buffer.from(buf.subarray(from, stop)));
+            partLen += len;
+          }
+        }
+        if (stop === bytesRead) break;
+        index++;
+        const end = pos + nl + 1;
+        yield { start: lineStart, end, index, bytes: oversized ? null : stripCR(Buffer.concat(parts, partLen)), complete: true };
+        lineStart = end;
+        parts = [];
+        partLen = 0;
+        oversized = false;
+        from = nl + 1;
+      }
+      pos += bytesRead;
+    }
+    if (pos > lineStart) {
+      index++;
+      yield { start: lineStart, end: pos, index, bytes: oversized ? null : stripCR(Buffer.concat(parts, partLen)), complete: false };
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+function stripCR(b: Buffer): Buffer {
+  return b.length > 0 && b[b.length - 1] === 13 ? b.subarray(0, b.length - 1) : b;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8Lenient = new TextDecoder("utf-8", { fatal: false });
+
+/** Decode line bytes as UTF-8; invalid sequences become U+FFFD and `invalid` is true. Never throws. */
+export function decodeLine(bytes: Uint8Array): { text: string; invalid: boolean } {
+  try {
+    return { text: utf8.decode(bytes), invalid: false };
+  } catch {
+    return { text: utf8Lenient.decode(bytes), invalid: true };
+  }
+}
+
+/** A user utterance found on a transcript line. */
+export interface Utterance {
+  text: string;
+  uuid?: string;
+  timestamp?: string;
+  sessionId?: string;
+}
+
+/** Why a parsed line yields no utterance (for counting). */
+export type SkipReason =
+  | "not-user"
+  | "meta"
+  | "sidechain"
+  | "compact-summary"
+  | "command-wrapper"
+  | "tool-result"
+  | "no-text"
+  | "not-object";
+
+const WRAPPER_RE = /^\s*<(command-name|command-message|command-args|local-command-[\w-]+|bash-input|bash-stdout|bash-stderr|system-reminder|user-prompt-submit-hook)>/;
+
+/**
+ * Pure: the user text of one parsed transcript line, or why there is none. Only `type:"user"` lines with
+ * string content or `text` blocks count; tool results, `isMeta`, `isSidechain`, `isCompactSummary`,
+ * `isVisibleInTranscriptOnly` and `<command-name>`/`<local-command-…>` wrappers are skipped (§3).
+ */
+export function userUtterance(obj: unknown): Utterance | SkipReason {
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return "not-object";
+  const o = obj as Record<string, unknown>;
+  if (o.type !== "user") return "not-user";
+  if (o.isMeta === true) return "meta";
+  if (o.isSidechain === true) return "sidechain";
+  if (o.isCompactSummary === true || o.isVisibleInTranscriptOnly === true) return "compact-summary";
+  const msg = o.message as Record<string, unknown> | undefined;
+  if (!msg || typeof msg !== "object") return "no-text";
+  if (msg.role !== undefined && msg.role !== "user") return "not-user";
+  const content = msg.content;
+  let text = "";
+  if (typeof content === "string") text = content;
+  else if (Array.isArray(content)) {
+    const texts: string[] = [];
+    let sawTool = false;
+    for (const b of content) {
+      if (!b || typeof b !== "object") continue;
+      const blk = b as Record<string, unknown>;
+      if (blk.type === "text" && typeof blk.text === "string") texts.push(blk.text);
+      else if (blk.type === "tool_result") sawTool = true;
+    }
+    if (texts.length === 0) return sawTool ? "tool-result" : "no-text";
+    text = texts.join("\n");
+  } else return "no-text";
+  if (WRAPPER_RE.test(text)) return "command-wrapper";
+  if (text.trim() === "") return "no-text";
+  const u: Utterance = { text };
+  if (typeof o.uuid === "string") u.uuid = o.uuid;
+  if (typeof o.timestamp === "string") u.timestamp = o.timestamp;
+  if (typeof o.sessionId === "string") u.sessionId = o.sessionId;
+  return u;
+}
+
+/**
+ * Cheap pre-check on raw line bytes: true when the line cannot be a user utterance (no `"user"` token,
+ * or a tool_result line). Lets the reader skip JSON.parse for most assistant/tool lines.
+ */
+export function cannotBeUser(bytes: Buffer): boolean {
+  if (bytes.indexOf('"type":"user"') === -1 && bytes.indexOf('"type": "user"') === -1) return true;
+  return false;
+}

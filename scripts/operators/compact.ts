@@ -1,0 +1,212 @@
+/**
+ * TypeCompact: shrink classified memory to a token budget without touching a rule.
+ * Pure: classified units in, markdown text and a per-unit report out.
+ */
+import { estimateTokens } from "../engine/budget.js";
+import type { ClassifiedUnit } from "../engine/types.js";
+import { CompactionUnsafeError } from "../errors.js";
+import { compressText, protectedTokens } from "./compress.js";
+import { nearDuplicates } from "./merge.js";
+import { buildLayout, closeOver, lineCost, measureEmitted, renderEmitted, renderUnit } from "./layout.js";
+import { isRule, type PolicyOptions, valuesFromTerms } from "./policy.js";
+import { terms } from "./bm25.js";
+
+/** What compaction did with a unit. */
+export type CompactAction = "kept" | "compressed" | "merged" | "dropped";
+
+/** One row of the compaction report (content units and headings; blank/fence/rule lines omitted). */
+export interface CompactUnitReport {
+  line: number;
+  endLine: number;
+  type: ClassifiedUnit["type"];
+  pinned: boolean;
+  action: CompactAction;
+  /** For "merged": the line of the unit it was folded into. */
+  into?: number;
+}
+
+/** Result of compact(): the markdown text and the report. Token counts use estimateTokens. */
+export interface CompactResult {
+  text: string;
+  budget: number;
+  /** Tokens of the input as rendered by segment (estimateTokens of the source). */
+  before: number;
+  after: number;
+  /** Smallest safe budget: tokens of the pinned units with the headings and structure they need. */
+  needed: number;
+  units: CompactUnitReport[];
+}
+
+/** Options: budget in tokens (required) and the pin policy. Merge thresholds are term-set Jaccard. */
+export interface CompactOptions extends PolicyOptions {
+  budget: number;
+  /** Near-duplicate preferences are merged at Jaccard >= this (default 0.6). */
+  mergePreference?: number;
+  /** Repeated beliefs are merged at Jaccard >= this (default 0.85). */
+  mergeBelief?: number;
+}
+
+const KEEP = 0;
+const COMPRESS = 1;
+const MERGED = 2;
+const DROP = 3;
+interface Op {
+  i: number;
+  to: number;
+  into?: number;
+}
+
+/**
+ * Compact classified units (one file, source order) to at most `budget` tokens.
+ * Rules (isRule: constraint, procedural, high rule mass) and frontmatter are kept byte for byte; then,
+ * until the text fits: episodic units are dropped, near-duplicate preferences and repeated beliefs
+ * merged, beliefs then preferences compressed (compressText), then preferences and beliefs dropped;
+ * inside each step the unit with the lowest value per token (unitValues / cost) goes first.
+ * Output keeps source order, headings of sections with content, whole fenced blocks, ends with "\n".
+ * Throws CompactionUnsafeError (needed budget, rules that do not fit) when the pinned set exceeds the budget.
+ */
+export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions): CompactResult {
+  const layout = buildLayout(units);
+  const n = units.length;
+  const pinned = new Uint8Array(n);
+  const candidate = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const u = units[i] as ClassifiedUnit;
+    if (u.kind === "frontmatter" || isRule(u, opts)) pinned[i] = 1;
+    else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
+  }
+  const original = units.map((u) => renderUnit(u, u.text));
+  const origCost = original.map(lineCost);
+  const before = n ? estimateTokens(`${units.map((u) => u.text).join("\n")}\n`) : 0;
+  const compressed = new Map<number, { text: string; cost: number }>();
+  const squeezed = (i: number): { text: string; cost: number } => {
+    let c = compressed.get(i);
+    if (!c) {
+      const u = units[i] as ClassifiedUnit;
+      const t = u.kind === "code" ? u.text : compressText(u.text);
+      const r = renderUnit(u, t);
+      c = { text: r, cost: lineCost(r) };
+      if (c.cost > (origCost[i] as number)) c = { text: original[i] as string, cost: origCost[i] as number };
+      compressed.set(i, c);
+    }
+    return c;
+  };
+
+  const ops = planOps(units, candidate, origCost, opts);
+  const status = new Uint8Array(n);
+  const into = new Int32Array(n).fill(-1);
+  const stateAt = (m: number): Uint8Array => {
+    status.fill(KEEP);
+    into.fill(-1);
+    for (let k = 0; k < m; k++) {
+      const op = ops[k] as Op;
+      status[op.i] = op.to;
+      if (op.into !== undefined) into[op.i] = op.into;
+    }
+    const emit = new Uint8Array(n);
+    for (let i = 0; i < n; i++) emit[i] = pinned[i] || (candidate[i] && (status[i] as number) <= COMPRESS) ? 1 : 0;
+    return closeOver(layout, emit);
+  };
+  const costOf = (i: number): number => (candidate[i] && status[i] !== KEEP ? squeezed(i).cost : (origCost[i] as number));
+  const textOf = (i: number): string => (candidate[i] && status[i] !== KEEP ? squeezed(i).text : (original[i] as string));
+  const costAt = (m: number): number => measureEmitted(layout, stateAt(m), costOf);
+
+  const M = ops.length;
+  const needed = costAt(M);
+  if (needed > opts.budget) throw unsafe(units, pinned, origCost, opts.budget, needed);
+  // Smallest m with costAt(m) <= budget; cost is non-increasing in m. Gallop back from the end so
+  // only units that survive are ever compressed, then binary search the bracket.
+  let hi = M;
+  let step = 1;
+  let lo = M - step;
+  while (lo >= 0 && costAt(lo) <= opts.budget) {
+    hi = lo;
+    step *= 2;
+    lo = M - step;
+  }
+  lo = Math.max(lo, -1);
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (costAt(mid) <= opts.budget) hi = mid;
+    else lo = mid;
+  }
+  const emit = stateAt(hi);
+  const text = renderEmitted(layout, emit, textOf);
+  return { text, budget: opts.budget, before, after: estimateTokens(text), needed, units: report(units, pinned, candidate, emit, status, into, (i) => textOf(i) !== original[i]) };
+}
+
+/** The ordered reduction steps (see compact()). Each unit gets at most one merge, compress and drop op. */
+function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: number[], opts: CompactOptions): Op[] {
+  const termLists = units.map((u, i) => (candidate[i] ? terms(u.text) : null));
+  const values = valuesFromTerms(units, termLists);
+  const byDensity = (a: number, b: number): number =>
+    (values[a] as number) / (cost[a] as number) - (values[b] as number) / (cost[b] as number) || a - b;
+  const of = (t: string): number[] => {
+    const out: number[] = [];
+    units.forEach((u, i) => {
+      if (candidate[i] && u.type === t) out.push(i);
+    });
+    return out;
+  };
+  const episodic = of("episodic").sort(byDensity);
+  const merged = new Set<number>();
+  const fold = (idx: number[], threshold: number): Op[] => {
+    const items = idx.map((i) => ({ set: new Set(termLists[i] ?? []), text: (units[i] as ClassifiedUnit).text, prot: () => protectedTokens((units[i] as ClassifiedUnit).text) }));
+    return nearDuplicates(items, threshold).map(([dup, keep]) => {
+      merged.add(idx[dup] as number);
+      return { i: idx[dup] as number, to: MERGED, into: idx[keep] as number };
+    });
+  };
+  const mergeOps = [...fold(of("preference"), opts.mergePreference ?? 0.6), ...fold(of("belief").filter((i) => units[i]?.kind !== "code"), opts.mergeBelief ?? 0.85)];
+  const prefs = of("preference").filter((i) => !merged.has(i)).sort(byDensity);
+  const beliefs = of("belief").filter((i) => !merged.has(i)).sort(byDensity);
+  const squeezable = (i: number): boolean => units[i]?.kind !== "code";
+  return [
+    ...episodic.map((i) => ({ i, to: DROP })),
+    ...mergeOps,
+    ...beliefs.filter(squeezable).map((i) => ({ i, to: COMPRESS })),
+    ...prefs.filter(squeezable).map((i) => ({ i, to: COMPRESS })),
+    ...prefs.map((i) => ({ i, to: DROP })),
+    ...beliefs.map((i) => ({ i, to: DROP })),
+  ];
+}
+
+function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, cost: number[], budget: number, needed: number): CompactionUnsafeError {
+  const unfit: string[] = [];
+  let used = 0;
+  units.forEach((u, i) => {
+    if (!pinned[i]) return;
+    used += cost[i] as number;
+    if (used > budget) unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
+  });
+  const shown = unfit.slice(0, 20).map((s) => `  ${s}`);
+  if (unfit.length > 20) shown.push(`  ... and ${unfit.length - 20} more`);
+  return new CompactionUnsafeError(
+    `COMPACTION_UNSAFE: the pinned rules need ${needed} tokens but the budget is ${budget}; use a budget of at least ${needed}. Rules that do not fit:\n${shown.join("\n")}`,
+    needed,
+    unfit,
+  );
+}
+
+function report(
+  units: readonly ClassifiedUnit[],
+  pinned: Uint8Array,
+  candidate: Uint8Array,
+  emit: Uint8Array,
+  status: Uint8Array,
+  into: Int32Array,
+  changed: (i: number) => boolean,
+): CompactUnitReport[] {
+  const rows: CompactUnitReport[] = [];
+  units.forEach((u, i) => {
+    if (u.type === "structure") return;
+    let action: CompactAction = emit[i] ? "kept" : "dropped";
+    if (candidate[i] && emit[i] && changed(i)) action = "compressed";
+    if (candidate[i] && status[i] === MERGED && !emit[i]) action = "merged";
+    const row: CompactUnitReport = { line: u.line, endLine: u.endLine, type: u.type, pinned: pinned[i] === 1, action };
+    const target = into[i] as number;
+    if (action === "merged" && target >= 0) row.into = (units[target] as ClassifiedUnit).line;
+    rows.push(row);
+  });
+  return rows;
+}

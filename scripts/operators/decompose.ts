@@ -1,0 +1,243 @@
+/**
+ * TypeDecompose: split a memory base into partitions (by top-level section or by size) and copy
+ * every rule into each partition it governs (scope.ts decides what a rule governs). Pure.
+ */
+import { estimateTokens } from "../engine/budget.js";
+import type { ClassifiedUnit } from "../engine/types.js";
+import { buildLayout, closeOver, renderEmitted, renderUnit, type Layout } from "./layout.js";
+import { DEFAULT_COPY_MASS, isRule, type PolicyOptions } from "./policy.js";
+import { globsOverlap, headingPaths, headingTopic, inferUnitScope, namedIdentifiers, normaliseGlob, type Scope } from "./scope.js";
+
+/** One memory file of the base: a display name and its classified units in source order. */
+export interface MemoryDoc {
+  name: string;
+  units: readonly ClassifiedUnit[];
+}
+
+/** A rule of the base with its scope and home partition. */
+export interface BaseRule {
+  doc: number;
+  index: number;
+  unit: ClassifiedUnit;
+  scope: Scope;
+  home: string;
+}
+
+/** A partition: its native units, the rules copied in (with why), and its rendered markdown. */
+export interface Partition {
+  id: string;
+  title: string;
+  doc: string;
+  /** Globs this partition is about: paths in its headings and paths its units name. */
+  paths: string[];
+  /** Lower-cased heading topics and identifiers named in its units. */
+  topics: string[];
+  /** Native units as [doc index, unit index]. */
+  units: [number, number][];
+  copied: { rule: BaseRule; why: string }[];
+  tokens: number;
+  text: string;
+}
+
+/** Options: partition by top-level section (default) or pack into partitions of at most maxTokens tokens. */
+export type DecomposeOptions = PolicyOptions & ({ by: "section" } | { by: "size"; maxTokens: number });
+
+/** Result: partitions, every rule of the base, and the locality violations found (always [] by construction). */
+export interface Decomposition {
+  partitions: Partition[];
+  rules: BaseRule[];
+  violations: { partition: string; rule: BaseRule }[];
+}
+
+const PATH_ANYWHERE = /(?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.*{}-]+)+\/?|\b[\w-]+\.(?:tsx?|jsx?|py|go|rs|java|kt|rb|php|cs|md|css|scss|sql|ya?ml|json|sh|vue|svelte|html)\b/g;
+
+const MAYBE_FILE = /\.(?:tsx?|jsx?|py|go|rs|java|kt|rb|php|cs|md|css|scss|sql|ya?ml|json|sh|vue|svelte|html)\b/;
+
+function headingText(u: ClassifiedUnit): string {
+  return u.text.replace(/^\s*#{1,6}\s*/, "").replace(/\s*#*\s*$/, "");
+}
+
+/** Heading texts of a unit's section chain for scope decisions; a lone H1 (the document title) is left out. */
+export function scopeHeadings(layout: Layout, i: number, loneH1: boolean): string[] {
+  const out: string[] = [];
+  for (let h = layout.heading[i] as number; h >= 0; h = layout.heading[h] as number) {
+    const u = layout.units[h] as ClassifiedUnit;
+    if (!(loneH1 && u.level === 1)) out.unshift(headingText(u));
+  }
+  return out;
+}
+
+/** True when `scope` (of a rule whose home is `home`) governs partition `p`; also returns why. */
+export function governs(scope: Scope, home: string, p: Pick<Partition, "id" | "paths" | "topics">): string | null {
+  if (p.id === home) return "home";
+  if (scope.kind === "global") return "global rule";
+  if (scope.kind === "path") {
+    if (p.paths.length > 0 && globsOverlap(scope.globs, p.paths)) return `path ${scope.globs.join(", ")} matches ${p.paths.join(", ")}`;
+    return null;
+  }
+  const hit = scope.topics.find((t) => p.topics.includes(t));
+  return hit === undefined ? null : `topic "${hit}"`;
+}
+
+function slug(s: string): string {
+  const v = s.toLowerCase().replace(/[`*_#]/g, "").replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+  return v === "" ? "section" : v;
+}
+
+/** Cut one document into groups of unit indexes (section or size mode). */
+function cut(layout: Layout, opts: DecomposeOptions): { title: string; idx: number[] }[] {
+  const units = layout.units;
+  const groups: { title: string; idx: number[] }[] = [];
+  const text = (i: number) => (units[i] as ClassifiedUnit).text.replace(/^\s*#{1,6}\s*/, "").trim();
+  if (opts.by === "section") {
+    const counts = new Map<number, number>();
+    for (const u of units) if (u.kind === "heading") counts.set(u.level, (counts.get(u.level) ?? 0) + 1);
+    const level = [...counts.keys()].sort((a, b) => a - b).find((l) => (counts.get(l) ?? 0) >= 2);
+    let cur = { title: "preamble", idx: [] as number[] };
+    units.forEach((u, i) => {
+      if (level !== undefined && u.kind === "heading" && u.level === level) {
+        if (cur.idx.length) groups.push(cur);
+        cur = { title: text(i), idx: [] };
+      }
+      cur.idx.push(i);
+    });
+    if (cur.idx.length) groups.push(cur);
+  } else {
+    let cur = { title: "", idx: [] as number[] };
+    let size = 0;
+    units.forEach((u, i) => {
+      const cost = estimateTokens(u.text) + 1;
+      const owner = layout.fenceOwner[i] as number;
+      // A fenced block (open fence, code, close fence) is one atom: only its opening fence may start a partition.
+      const atomStart = u.kind !== "code" && !(u.kind === "fence" && owner >= 0 && owner < i);
+      if (atomStart && size + cost > opts.maxTokens && cur.idx.some((j) => (units[j] as ClassifiedUnit).type !== "structure")) {
+        groups.push(cur);
+        cur = { title: "", idx: [] };
+        size = 0;
+      }
+      if (cur.title === "" && u.kind === "heading") cur.title = text(i);
+      cur.idx.push(i);
+      size += cost;
+    });
+    if (cur.idx.length) groups.push(cur);
+    groups.forEach((g, k) => {
+      if (g.title === "") g.title = `part ${k + 1}`;
+    });
+  }
+  // Groups with nothing but structure and headings hold no content: fold them into the next group.
+  const out: { title: string; idx: number[] }[] = [];
+  let carry: number[] = [];
+  for (const g of groups) {
+    const content = g.idx.some((i) => units[i]?.type !== "structure" && units[i]?.kind !== "heading");
+    if (!content) carry = carry.concat(g.idx);
+    else {
+      out.push({ title: g.title, idx: carry.concat(g.idx) });
+      carry = [];
+    }
+  }
+  if (carry.length) {
+    if (out.length) out[out.length - 1]?.idx.push(...carry);
+    else out.push({ title: "preamble", idx: carry });
+  }
+  return out;
+}
+
+/**
+ * Decompose memory docs into partitions. Every rule (isRule at DEFAULT_COPY_MASS) gets a scope
+ * (inferUnitScope over its text and section headings) and is copied verbatim into every other partition it governs (governs()).
+ * Output partitions are in document order with unique ids; `violations` lists partitions lacking a
+ * governing rule (checked after copying; empty unless the scope logic is broken).
+ */
+export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): Decomposition {
+  const partitions: Partition[] = [];
+  const rules: BaseRule[] = [];
+  const layouts = docs.map((d) => buildLayout(d.units));
+  const used = new Set<string>();
+  docs.forEach((doc, d) => {
+    const layout = layouts[d] as Layout;
+    const loneH1 = doc.units.filter((u) => u.kind === "heading" && u.level === 1).length === 1;
+    for (const g of cut(layout, opts)) {
+      let id = slug(docs.length > 1 ? `${doc.name.replace(/\.[^.]+$/, "")}-${g.title}` : g.title);
+      for (let k = 2; used.has(id); k++) id = `${slug(g.title)}-${k}`;
+      used.add(id);
+      const paths = new Set<string>();
+      const topics = new Set<string>();
+      const seenHeads = new Set<number>();
+      for (const i of g.idx) {
+        const u = doc.units[i] as ClassifiedUnit;
+        if (u.type === "structure") continue;
+        for (let h = u.kind === "heading" ? i : (layout.heading[i] as number); h >= 0 && !seenHeads.has(h); h = layout.heading[h] as number) {
+          seenHeads.add(h);
+          const ht = headingText(doc.units[h] as ClassifiedUnit);
+          const t = headingTopic(ht);
+          if (t) topics.add(t);
+          for (const gl of headingPaths(ht)) paths.add(gl);
+        }
+        if (u.text.includes("`") || u.text.includes("_") || /[a-z][A-Z]/.test(u.text)) for (const id2 of namedIdentifiers(u.text)) topics.add(id2);
+        if (u.text.includes("/") || MAYBE_FILE.test(u.text)) {
+          for (const m of u.text.matchAll(PATH_ANYWHERE)) {
+            const gl = normaliseGlob(m[0]);
+            if (gl && !m[0].includes("://")) paths.add(gl);
+          }
+        }
+        if (isRule(u, opts, DEFAULT_COPY_MASS)) {
+          rules.push({ doc: d, index: i, unit: u, scope: inferUnitScope(u, scopeHeadings(layout, i, loneH1)), home: id });
+        }
+      }
+      partitions.push({ id, title: g.title, doc: doc.name, paths: [...paths], topics: [...topics], units: g.idx.map((i) => [d, i]), copied: [], tokens: 0, text: "" });
+    }
+  });
+  for (const p of partitions) {
+    for (const r of rules) {
+      if (r.home === p.id) continue;
+      const why = governs(r.scope, r.home, p);
+      if (why) p.copied.push({ rule: r, why });
+    }
+    p.text = renderPartition(p, layouts);
+    p.tokens = estimateTokens(p.text);
+  }
+  return { partitions, rules, violations: localityViolations(partitions, rules) };
+}
+
+/** Partitions that lack a rule governing them (native or copied). Used by decompose, tests and the benchmark. */
+export function localityViolations(partitions: readonly Partition[], rules: readonly Pick<BaseRule, "doc" | "index" | "scope" | "home">[]): { partition: string; rule: BaseRule }[] {
+  const out: { partition: string; rule: BaseRule }[] = [];
+  for (const p of partitions) {
+    const has = new Set<string>(p.units.map(([d, i]) => `${d}:${i}`));
+    for (const c of p.copied) has.add(`${c.rule.doc}:${c.rule.index}`);
+    for (const r of rules) if (governs(r.scope, r.home, p) && !has.has(`${r.doc}:${r.index}`)) out.push({ partition: p.id, rule: r as BaseRule });
+  }
+  return out;
+}
+
+/**
+ * A partition's markdown: its own units (with the headings and lead-ins they need), then the rules
+ * copied in, each under its original heading lines (verbatim), so a list under "## NEVER" keeps its sense.
+ */
+function renderPartition(p: Partition, layouts: readonly Layout[]): string {
+  const d = p.units[0]?.[0] ?? 0;
+  const layout = layouts[d] as Layout;
+  const emit = new Uint8Array(layout.units.length);
+  for (const [, i] of p.units) emit[i] = layout.units[i]?.kind === "fence" ? 0 : 1;
+  const own = renderEmitted(layout, closeOver(layout, emit), (i) => renderUnit(layout.units[i] as ClassifiedUnit, (layout.units[i] as ClassifiedUnit).text));
+  if (p.copied.length === 0) return own;
+  const out: string[] = [own.replace(/\n+$/, ""), "", "<!-- rules copied from other sections: see manifest.json -->"];
+  let current: string[] = [];
+  const sorted = [...p.copied].sort((a, b) => a.rule.doc - b.rule.doc || a.rule.index - b.rule.index);
+  for (const { rule } of sorted) {
+    const lay = layouts[rule.doc] as Layout;
+    const chain: number[] = [];
+    for (let h = rule.unit.kind === "heading" ? rule.index : (lay.heading[rule.index] as number); h >= 0; h = lay.heading[h] as number) chain.unshift(h);
+    const keys = chain.map((h) => `${rule.doc}:${h}`);
+    let common = 0;
+    while (common < keys.length && keys[common] === current[common]) common++;
+    for (let k = common; k < chain.length; k++) out.push("", (lay.units[chain[k] as number] as ClassifiedUnit).text);
+    if (common === keys.length && common < current.length) out.push("");
+    current = keys;
+    if (rule.unit.kind !== "heading") {
+      if (chain.length === 0 && out[out.length - 1] !== "") out.push("");
+      out.push(renderUnit(rule.unit, rule.unit.text));
+    }
+  }
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n")}\n`;
+}

@@ -1,0 +1,92 @@
+/**
+ * TypeRetrieve: the k best units of a memory base for a query, in-scope rules first. Pure.
+ */
+import type { ClassifiedUnit } from "../engine/types.js";
+import { bm25Index, terms } from "./bm25.js";
+import type { MemoryDoc } from "./decompose.js";
+import { DEFAULT_COPY_MASS, isRule, type PolicyOptions } from "./policy.js";
+import { frontmatterGlobs, inferUnitScope, matchesPath, type Scope } from "./scope.js";
+
+/** One retrieved unit. `why` says why a rule is in scope (null for units ranked by BM25 only). */
+export interface RetrieveHit {
+  doc: string;
+  line: number;
+  endLine: number;
+  text: string;
+  type: ClassifiedUnit["type"];
+  rule: boolean;
+  inScope: boolean;
+  why: string | null;
+  /** BM25 score of the unit (text plus its section headings) for the query; >= 0. */
+  score: number;
+  scope: Scope | null;
+}
+
+/** Options: result count k (default 10), the file path being worked on (for path-scoped rules), pin policy. */
+export interface RetrieveOptions extends PolicyOptions {
+  k?: number;
+  path?: string;
+}
+
+/** Result: hits in rank order, how many rules were in scope, and whether they alone exceed k. */
+export interface RetrieveResult {
+  hits: RetrieveHit[];
+  inScope: number;
+  /** True when in-scope rules outnumber k: all of them are returned (hits.length > k) rather than cut. */
+  exceeded: boolean;
+}
+
+const RANK = { path: 0, topic: 1, global: 2 } as const;
+
+/**
+ * Rank the content units (and rule headings; not frontmatter or structure) of `docs` for `query`.
+ * In scope (ranked first, never cut): rules (isRule at DEFAULT_COPY_MASS) whose inferUnitScope is
+ * global, whose path globs match `opts.path` (matchesPath), or whose topics share a term with the
+ * query; ordered path > topic > global, then BM25. The rest follow by Okapi BM25 (bm25.ts) over the
+ * unit text and its nearest heading, score > 0 only, ties by rule probability mass then document
+ * order, until k hits. A doc whose frontmatter has `paths:` scopes its rules; a lone H1 is a title, not a topic.
+ */
+export function retrieve(docs: readonly MemoryDoc[], query: string, opts: RetrieveOptions = {}): RetrieveResult {
+  const k = opts.k ?? 10;
+  const items: { doc: string; u: ClassifiedUnit; rule: boolean; fm: string[]; title: string | null }[] = [];
+  for (const d of docs) {
+    const fm = d.units[0]?.kind === "frontmatter" ? frontmatterGlobs(d.units[0].text) : [];
+    const h1 = d.units.filter((u) => u.kind === "heading" && u.level === 1);
+    const title = h1.length === 1 ? (h1[0] as ClassifiedUnit).text.replace(/^\s*#\s*/, "").replace(/\s*#*\s*$/, "") : null;
+    for (const u of d.units) {
+      if (u.type === "structure" || u.kind === "frontmatter") continue;
+      const rule = isRule(u, opts, DEFAULT_COPY_MASS);
+      if (u.kind === "heading" && !rule) continue;
+      items.push({ doc: d.name, u, rule, fm, title });
+    }
+  }
+  const qTerms = terms(query);
+  const qSet = new Set(qTerms);
+  const index = bm25Index(items.map(({ u }) => terms(`${u.text} ${u.headings[u.headings.length - 1] ?? ""}`)));
+  const scores = index.score(qTerms);
+  const inScope: { hit: RetrieveHit; rank: number }[] = [];
+  const rest: { hit: RetrieveHit; mass: number; order: number }[] = [];
+  items.forEach(({ doc, u, rule, fm, title }, i) => {
+    let scope: Scope | null = null;
+    let why: string | null = null;
+    let rank = 3;
+    if (rule) {
+      scope = inferUnitScope(u, title !== null && u.headings[0] === title ? u.headings.slice(1) : u.headings);
+      if (scope.kind !== "path" && fm.length > 0) scope = { ...scope, kind: "path", globs: fm, reason: `path ${fm.join(", ")} from the file's frontmatter` };
+      if (scope.kind === "global") why = "global rule";
+      else if (scope.kind === "path" && opts.path !== undefined && matchesPath(scope.globs, opts.path)) why = `path ${scope.globs.join(", ")} matches ${opts.path}`;
+      else if (scope.kind === "topic") {
+        const t = scope.topics.find((topic) => terms(topic).some((x) => qSet.has(x)));
+        if (t !== undefined) why = `topic "${t}" matches the query`;
+      }
+      if (why) rank = RANK[scope.kind];
+    }
+    const hit: RetrieveHit = { doc, line: u.line, endLine: u.endLine, text: u.text, type: u.type, rule, inScope: why !== null, why, score: scores[i] as number, scope };
+    if (why) inScope.push({ hit, rank });
+    else if (hit.score > 0) rest.push({ hit, mass: (u.scores.constraint ?? 0) + (u.scores.procedural ?? 0), order: i });
+  });
+  inScope.sort((a, b) => a.rank - b.rank || b.hit.score - a.hit.score);
+  rest.sort((a, b) => b.hit.score - a.hit.score || b.mass - a.mass || a.order - b.order);
+  const hits = inScope.map((x) => x.hit).concat(rest.slice(0, Math.max(0, k - inScope.length)).map((x) => x.hit));
+  return { hits, inScope: inScope.length, exceeded: inScope.length > k };
+}

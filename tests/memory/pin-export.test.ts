@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { regexClassifier } from "../../scripts/engine/classify.js";
+import { renderPinnedRules } from "../../scripts/memory/api.js";
+import { exportRules, mergeBlock, planExport } from "../../scripts/memory/export.js";
+import { parseRuleFile, readRuleFiles } from "../../scripts/memory/pinned.js";
+import { pinRule } from "../../scripts/memory/pin.js";
+import { snapshot } from "./helpers.js";
+
+const dir = () => mkdtempSync(join(tmpdir(), "kt-pin-"));
+
+describe("pin", () => {
+  it("adds a rule verbatim, idempotently", async () => {
+    const d = dir();
+    const rd = join(d, "rules");
+    const text = "Run `./scripts/preview.sh --region eu-central-1 --no-cache` for preview deploys.";
+    const a = await pinRule({ text, rulesDir: rd, classifier: regexClassifier, type: "procedural" });
+    expect(a.status).toBe("added");
+    const snap = snapshot(rd);
+    const b = await pinRule({ text, rulesDir: rd, classifier: regexClassifier, type: "procedural" });
+    expect(b.status).toBe("exists");
+    expect(snapshot(rd)).toEqual(snap);
+    expect(readFileSync(join(rd, "procedures.md"), "utf8")).toContain(`- ${text}\n`);
+  });
+
+  it("a pin with two globs goes to two files, each with one quoted anchored glob", async () => {
+    const rd = join(dir(), "rules");
+    await pinRule({ text: "Prefer named exports.", rulesDir: rd, classifier: regexClassifier, paths: ["*.ts", "./apps/web/"] });
+    const files = readRuleFiles(rd);
+    expect(files.map((f) => f.globs).sort()).toEqual([["**/*.ts"], ["apps/web/**"]]);
+    for (const f of files) expect(f.rules).toEqual(["- Prefer named exports."]);
+  });
+
+  it("redacts a secret inside a pinned rule", async () => {
+    const rd = join(dir(), "rules");
+    const key = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    await pinRule({ text: `Never paste ${key} anywhere.`, rulesDir: rd, classifier: regexClassifier });
+    expect(JSON.stringify(snapshot(rd))).not.toContain(key);
+  });
+
+  it("rejects empty text and non-path globs", async () => {
+    const rd = join(dir(), "rules");
+    await expect(pinRule({ text: "  ", rulesDir: rd, classifier: regexClassifier })).rejects.toThrow(/empty/);
+    await expect(pinRule({ text: "x rule", rulesDir: rd, classifier: regexClassifier, paths: ["./"] })).rejects.toThrow(/not a path/);
+  });
+});
+
+describe("renderPinnedRules and parseRuleFile", () => {
+  it("parses list and comma-string paths and continuation lines; strips HTML comments", () => {
+    const f = parseRuleFile("x.md", '---\npaths: "src/**", lib/**\n---\n# T\n<!-- note -->\n- one\n  more\n- two\n');
+    expect(f).toEqual({ name: "x.md", globs: ["src/**", "lib/**"], rules: ["- one\n  more", "- two"] });
+  });
+  it("renders unscoped rules first, then each glob; empty folder gives empty text", async () => {
+    const d = dir();
+    expect(renderPinnedRules(join(d, "missing"))).toEqual({ text: "", count: 0, truncated: false });
+    const rd = join(d, "rules");
+    await pinRule({ text: "Never push to main.", rulesDir: rd, classifier: regexClassifier });
+    await pinRule({ text: "Validate bodies with zod.", rulesDir: rd, classifier: regexClassifier, paths: ["packages/api"] });
+    const r = renderPinnedRules(rd);
+    expect(r.count).toBe(2);
+    expect(r.text.indexOf("Never push to main.")).toBeLessThan(r.text.indexOf("`packages/api/**`"));
+    expect(r.text).not.toMatch(/^\s*\{/);
+  });
+});
+
+describe("export", () => {
+  const files = [parseRuleFile("constraints.md", "# R\n\n- Never push to main.\n"), parseRuleFile("paths-a.md", '---\npaths:\n  - "packages/api/**"\n---\n# R\n\n- Validate with zod.\n')];
+  it("cursor: alwaysApply for unscoped, globs for scoped", () => {
+    const out = planExport("cursor", files);
+    expect(out[0]?.path).toBe(".cursor/rules/knowledge-triage.mdc");
+    expect(out[0]?.content).toContain("alwaysApply: true");
+    expect(out[1]?.content).toMatch(/globs: packages\/api\/\*\*\nalwaysApply: false/);
+  });
+  it("copilot: applyTo", () => {
+    const out = planExport("copilot", files);
+    expect(out.map((f) => f.path)[0]).toBe(".github/instructions/knowledge-triage.instructions.md");
+    expect(out[1]?.content).toContain('applyTo: "packages/api/**"');
+  });
+  it("agents: a managed block merged into AGENTS.md, idempotent, keeping the user's text", () => {
+    const d = dir();
+    const rd = join(d, "rules");
+    writeFileSync(join(d, "AGENTS.md"), "# My project\n\nOwn notes.\n");
+    // write the two rule files
+    mkdirSync(rd, { recursive: true });
+    writeFileSync(join(rd, "constraints.md"), "# R\n\n- Never push to main.\n");
+    exportRules(rd, d, "agents");
+    const once = readFileSync(join(d, "AGENTS.md"), "utf8");
+    expect(once.startsWith("# My project\n\nOwn notes.\n")).toBe(true);
+    expect(once).toContain("- Never push to main.");
+    exportRules(rd, d, "agents");
+    expect(readFileSync(join(d, "AGENTS.md"), "utf8")).toBe(once);
+    expect(mergeBlock(once, "<!-- knowledge-triage:begin x -->\nnew\n<!-- knowledge-triage:end -->\n")).toContain("Own notes.");
+  });
+  it("removes our per-glob files that no longer have rules", () => {
+    const d = dir();
+    const rd = join(d, "rules");
+    mkdirSync(rd, { recursive: true });
+    writeFileSync(join(rd, "a.md"), '---\npaths:\n  - "src/**"\n---\n- x\n');
+    exportRules(rd, d, "cursor");
+    expect(readdirSync(join(d, ".cursor/rules")).length).toBe(1);
+    writeFileSync(join(rd, "a.md"), "- x\n");
+    const r = exportRules(rd, d, "cursor");
+    expect(r.removed.length).toBe(1);
+    expect(existsSync(join(d, ".cursor/rules/knowledge-triage.mdc"))).toBe(true);
+  });
+});

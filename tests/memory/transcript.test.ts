@@ -1,0 +1,57 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { decodeLine, readLines, userUtterance } from "../../scripts/memory/transcript.js";
+
+async function collect(body: Buffer | string, opts: Parameters<typeof readLines>[1] = {}) {
+  const p = join(mkdtempSync(join(tmpdir(), "kt-tr-")), "t.jsonl");
+  writeFileSync(p, body);
+  const out = [];
+  for await (const l of readLines(p, opts)) out.push({ ...l, text: l.bytes?.toString("utf8") ?? null });
+  return out;
+}
+
+describe("readLines", () => {
+  it("splits on \\n across chunk boundaries, strips \\r, reports offsets and the torn tail", async () => {
+    const lines = ["a".repeat(5000), "b", "", "c".repeat(9000)];
+    const body = `${lines.join("\r\n")}\r\nTORN`;
+    const got = await collect(body, { chunkSize: 4096 });
+    expect(got.map((l) => l.text)).toEqual([...lines, "TORN"]);
+    expect(got.map((l) => l.complete)).toEqual([true, true, true, true, false]);
+    expect(got[1]?.start).toBe(5002);
+    expect(got[4]?.end).toBe(Buffer.byteLength(body));
+  });
+  it("skips an oversized line without buffering it and goes on", async () => {
+    const got = await collect(`short\n${"x".repeat(50_000)}\nafter\n`, { chunkSize: 1024, maxLineBytes: 10_000 });
+    expect(got.map((l) => l.text)).toEqual(["short", null, "after"]);
+  });
+  it("starts at a byte offset", async () => {
+    const got = await collect("one\ntwo\nthree\n", { start: 4 });
+    expect(got.map((l) => [l.index, l.text])).toEqual([[1, "two"], [2, "three"]]);
+  });
+  it("decodes invalid UTF-8 with U+FFFD", () => {
+    const r = decodeLine(Buffer.from([0x61, 0x8f, 0x62]));
+    expect(r).toEqual({ text: "a\uFFFDb", invalid: true });
+  });
+});
+
+describe("userUtterance", () => {
+  it.each([
+    [{ type: "assistant", message: { role: "assistant", content: "x" } }, "not-user"],
+    [{ type: "user", isMeta: true, message: { role: "user", content: "x" } }, "meta"],
+    [{ type: "user", isSidechain: true, message: { role: "user", content: "x" } }, "sidechain"],
+    [{ type: "user", isCompactSummary: true, message: { role: "user", content: "x" } }, "compact-summary"],
+    [{ type: "user", message: { role: "user", content: "<command-name>/compact</command-name>" } }, "command-wrapper"],
+    [{ type: "user", message: { role: "user", content: "<local-command-stdout>done</local-command-stdout>" } }, "command-wrapper"],
+    [{ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "never x" }] } }, "tool-result"],
+    [{ type: "user", message: { role: "user", content: 42 } }, "no-text"],
+    [{ type: "summary", summary: "Always do y" }, "not-user"],
+    [[1, 2], "not-object"],
+  ])("%j -> %s", (obj, reason) => {
+    expect(userUtterance(obj)).toBe(reason);
+  });
+  it("joins text blocks and keeps uuid, timestamp and session", () => {
+    expect(userUtterance({ type: "user", uuid: "u", timestamp: "t", sessionId: "s", message: { role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] } })).toEqual({ text: "a\nb", uuid: "u", timestamp: "t", sessionId: "s" });
+  });
+});

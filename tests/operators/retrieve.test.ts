@@ -1,0 +1,72 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { classifyMarkdown } from "../../scripts/engine/classify.js";
+import type { MemoryDoc } from "../../scripts/operators/decompose.js";
+import { isRule } from "../../scripts/operators/policy.js";
+import { retrieve } from "../../scripts/operators/retrieve.js";
+import { inferScope } from "../../scripts/operators/scope.js";
+import { goldClassifier, memoryDoc, poolClassifier } from "./gen.js";
+
+const BL12 = [
+  "- In packages/api, always validate request bodies with zod schemas.",
+  "- Components under apps/web must use the design-system Button instead of a raw <button>.",
+  "- Never commit .env files.",
+  "- The settings page lives in apps/web/src/settings.tsx and renders a form.",
+  "- Buttons in the settings page were restyled last week.",
+].join("\n");
+const gold = goldClassifier([
+  { line: 1, type: "constraint" },
+  { line: 2, type: "constraint" },
+  { line: 3, type: "constraint" },
+  { line: 4, type: "belief" },
+  { line: 5, type: "episodic" },
+]);
+
+describe("retrieve", () => {
+  const docs: MemoryDoc[] = [{ name: "CLAUDE.md", units: classifyMarkdown(BL12, gold) }];
+
+  it("BL-12: with a path under apps/web, the apps/web rule and the global rule come first", () => {
+    const r = retrieve(docs, "add a save button to the settings page", { k: 4, path: "apps/web/src/x.tsx" });
+    expect(r.hits.slice(0, 2).map((h) => h.line)).toEqual([2, 3]);
+    expect(r.hits.slice(0, 2).every((h) => h.inScope)).toBe(true);
+    const api = r.hits.find((h) => h.line === 1);
+    expect(api?.inScope ?? false).toBe(false);
+    expect(r.hits.slice(2).map((h) => h.line)).toContain(4);
+  });
+
+  it("returns every in-scope rule even when they exceed k, and says so", () => {
+    const r = retrieve(docs, "anything", { k: 1, path: "packages/api/src/a.ts" });
+    expect(r.exceeded).toBe(true);
+    expect(r.hits.map((h) => h.line).sort()).toEqual([1, 3]);
+  });
+
+  it("ranks by BM25 when no rule is in scope", () => {
+    const r = retrieve([{ name: "m.md", units: classifyMarkdown(BL12, goldClassifier([{ line: 4, type: "belief" }, { line: 5, type: "episodic" }])) }], "settings page form", { k: 2 });
+    expect(r.inScope).toBe(0);
+    expect(r.hits[0]?.line).toBe(4);
+  });
+
+  it("puts every in-scope rule ahead of any other unit and never cuts one (random bases)", () => {
+    const words = fc.constantFrom("deploy", "invoice", "tests", "penicillin", "branch", "api", "部署", "button");
+    const paths = fc.constantFrom(undefined, "packages/api/src/a.ts", "apps/web/src/x.tsx", "docs/readme.md");
+    fc.assert(
+      fc.property(fc.array(memoryDoc, { minLength: 1, maxLength: 2 }), fc.array(words, { minLength: 1, maxLength: 3 }), paths, fc.integer({ min: 1, max: 30 }), (texts, q, path, k) => {
+        const base: MemoryDoc[] = texts.map((t, i) => ({ name: `m${i}.md`, units: classifyMarkdown(t, poolClassifier) }));
+        const r = retrieve(base, q.join(" "), { k, path });
+        const firstOther = r.hits.findIndex((h) => !h.inScope);
+        if (firstOther >= 0) expect(r.hits.slice(firstOther).every((h) => !h.inScope)).toBe(true);
+        expect(r.exceeded).toBe(r.inScope > k);
+        expect(r.hits.length).toBeLessThanOrEqual(Math.max(k, r.inScope));
+        // independent check: every global rule of the base is among the hits
+        const got = new Set(r.hits.map((h) => `${h.doc}:${h.line}`));
+        for (const d of base) {
+          for (const u of d.units) {
+            if (u.kind === "heading" || u.kind === "frontmatter" || !isRule(u)) continue;
+            if (inferScope(u.text, u.headings).kind === "global") expect(got.has(`${d.name}:${u.line}`)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Static checks of the plugin files (the CLI's own `claude plugin validate --strict` runs in tests/e2e and
+ * .ci/plugin.sh): Agent Skills frontmatter (spec keys only, name = folder), the hook table (exec form, the
+ * bundle, known events, timeouts in seconds), the marketplace entry and the symlinked plugin folder.
+ */
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { describe, expect, it } from "vitest";
+import { HOOK_EVENTS } from "../../scripts/hook.js";
+
+const repo = resolve(import.meta.dirname, "..", "..");
+const read = (p: string): string => readFileSync(join(repo, p), "utf8");
+
+/** The Agent Skills specification's frontmatter (agentskills/agentskills docs/specification.mdx): six keys. */
+const SkillFrontmatterSchema = z.strictObject({
+  name: z.string().min(1).max(64).regex(/^[a-z0-9]+(-[a-z0-9]+)*$/),
+  description: z.string().min(1).max(1024),
+  license: z.string().optional(),
+  compatibility: z.string().max(500).optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+  "allowed-tools": z.union([z.string(), z.array(z.string())]).optional(),
+});
+
+function frontmatter(text: string): unknown {
+  const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  if (!m) throw new Error("no frontmatter");
+  return parseYaml(m[1] ?? "");
+}
+
+describe("SKILL.md", () => {
+  const file = "skills/knowledge-triage/SKILL.md";
+  it("uses only the spec's keys, and its name equals its folder", () => {
+    const fm = SkillFrontmatterSchema.parse(frontmatter(read(file)));
+    expect(fm.name).toBe(basename(dirname(file)));
+  });
+  it("stays within the spec's size guidance (under 500 lines)", () => {
+    expect(read(file).split("\n").length).toBeLessThan(500);
+  });
+  it("the top-level SKILL.md is the same file, byte for byte", () => {
+    expect(read("SKILL.md")).toBe(read(file));
+  });
+  it("the zod check rejects what skills-ref rejects", () => {
+    const bad = [{ name: "Bad_Name", description: "x" }, { name: "ok" }, { name: "ok", description: "x", paths: ["src/**"] }];
+    for (const b of bad) expect(SkillFrontmatterSchema.safeParse(b).success).toBe(false);
+  });
+});
+
+const HandlerSchema = z.strictObject({
+  type: z.literal("command"),
+  command: z.literal("node"),
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code substitutes this placeholder, not JS
+  args: z.tuple([z.literal("${CLAUDE_PLUGIN_ROOT}/dist/triage.mjs"), z.literal("hook"), z.enum(HOOK_EVENTS)]),
+  timeout: z.number().int().positive().max(600), // seconds (a value like 5000 would mean 5000 s)
+});
+const HooksFileSchema = z.strictObject({
+  description: z.string(),
+  hooks: z.record(
+    z.enum(["PreCompact", "SessionStart", "SessionEnd"]),
+    z.array(z.strictObject({ matcher: z.string().optional(), hooks: z.array(HandlerSchema).min(1) })),
+  ),
+});
+
+describe("hooks/hooks.json", () => {
+  const file = HooksFileSchema.parse(JSON.parse(read("hooks/hooks.json")));
+  it("wires the three events to the bundle in exec form, with the documented matchers", () => {
+    const rows = Object.entries(file.hooks).flatMap(([ev, gs]) => gs.flatMap((g) => g.hooks.map((h) => [ev, g.matcher ?? "", h.args[2]])));
+    expect(rows).toEqual([
+      ["PreCompact", "manual|auto", "pre-compact"],
+      ["SessionStart", "compact", "session-start"],
+      ["SessionEnd", "", "session-end"],
+    ]);
+  });
+  it("the bundle it points at exists", () => {
+    expect(existsSync(join(repo, "dist", "triage.mjs"))).toBe(true);
+  });
+});
+
+describe("plugin and marketplace manifests", () => {
+  const plugin = JSON.parse(read(".claude-plugin/plugin.json"));
+  const market = JSON.parse(read(".claude-plugin/marketplace.json"));
+  const pkg = JSON.parse(read("package.json"));
+  it("agree on name and version with each other and package.json", () => {
+    expect(market.plugins).toHaveLength(1);
+    expect(market.plugins[0].name).toBe(plugin.name);
+    expect([plugin.version, market.plugins[0].version]).toEqual([pkg.version, pkg.version]);
+  });
+  it("the marketplace source is a folder of symlinks into this repository, without package.json", () => {
+    const src = join(repo, market.plugins[0].source);
+    for (const [link, target] of [
+      [".claude-plugin/plugin.json", ".claude-plugin/plugin.json"],
+      ["hooks", "hooks"],
+      ["dist", "dist"],
+      ["skills", "skills"],
+    ] as const) {
+      expect(realpathSync(join(src, link))).toBe(realpathSync(join(repo, target)));
+    }
+    expect(existsSync(join(src, "package.json"))).toBe(false); // so Claude Code runs no `npm ci` on the copy
+  });
+});

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Remove exactly what install.sh added.
+#   ./uninstall.sh [--scope trial|project|user] [--project DIR] [--purge]
+# Without --scope, all three settings files are cleaned. Only hooks that run THIS checkout's
+# dist/triage.mjs are removed; a settings file left empty by that is deleted. For trial, the two
+# .gitignore lines install.sh appended are removed. --purge also deletes the rules and state folders:
+# <project>/.claude/rules/knowledge-triage/ and ~/.claude/rules/knowledge-triage/.
+# Never asks questions; prints what it changed.
+set -euo pipefail
+
+die() { echo "uninstall.sh: $*" >&2; exit 1; }
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+SCOPE="" PROJECT="$PWD" PURGE=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scope) [ $# -ge 2 ] || die "--scope needs a value"; SCOPE=$2; shift 2 ;;
+    --scope=*) SCOPE=${1#--scope=}; shift ;;
+    --project) [ $# -ge 2 ] || die "--project needs a value"; PROJECT=$2; shift 2 ;;
+    --project=*) PROJECT=${1#--project=}; shift ;;
+    --purge) PURGE=1; shift ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument: $1 (see --help)" ;;
+  esac
+done
+command -v node >/dev/null 2>&1 || die "node not found on PATH"
+[ -d "$PROJECT" ] || die "project folder not found: $PROJECT"
+PROJECT=$(cd "$PROJECT" && pwd -P)
+BUNDLE="$ROOT/dist/triage.mjs"
+USER_DIR="${CLAUDE_CONFIG_DIR:-$HOME/.claude}"
+
+case "$SCOPE" in
+  trial) SCOPES="trial" ;; project) SCOPES="project" ;; user) SCOPES="user" ;;
+  "") SCOPES="trial project user" ;;
+  *) die "--scope must be trial, project or user (got '$SCOPE')" ;;
+esac
+
+for S in $SCOPES; do
+  case "$S" in
+    trial) FILE="$PROJECT/.claude/settings.local.json" ;;
+    project) FILE="$PROJECT/.claude/settings.json" ;;
+    user) FILE="$USER_DIR/settings.json" ;;
+  esac
+  node "$ROOT/scripts/settings-merge.mjs" remove "$FILE" "$BUNDLE"
+  if [ "$S" = trial ] && [ -f "$PROJECT/.gitignore" ] && grep -q "^# knowledge-triage install.sh --scope trial" "$PROJECT/.gitignore"; then
+    node -e '
+      const fs = require("fs"); const f = process.argv[1];
+      const MARK = "# knowledge-triage install.sh --scope trial";
+      const lines = fs.readFileSync(f, "utf8").split("\n"); const out = []; let nl = false;
+      for (let i = 0; i < lines.length; i++) {
+        if (lines[i].startsWith(MARK) && lines[i + 1] === ".claude/settings.local.json") {
+          if (lines[i].endsWith("(added a final newline)")) nl = true;
+          i++; continue;
+        }
+        out.push(lines[i]);
+      }
+      let text = out.join("\n");
+      if (nl && text.endsWith("\n")) text = text.slice(0, -1);
+      if (text.trim() === "") fs.rmSync(f); else fs.writeFileSync(f, text);
+    ' "$PROJECT/.gitignore"
+    echo "- $PROJECT/.gitignore: .claude/settings.local.json (added by install.sh)"
+  fi
+done
+
+if [ "$PURGE" = 1 ]; then
+  for D in "$PROJECT/.claude/rules/knowledge-triage" "$USER_DIR/rules/knowledge-triage"; do
+    if [ -e "$D" ]; then rm -rf -- "$D"; echo "- purged $D"; fi
+  done
+fi
+echo "Knowledge Triage hooks removed (scope: ${SCOPE:-all})."
