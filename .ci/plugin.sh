@@ -2,8 +2,9 @@
 # Plugin checks for CI (called by .ci/run; works in a fresh clone after `npm ci`, no network needed):
 #  1. claude plugin validate --strict on the marketplace and on the plugin (hooks.json, skills included)
 #  2. skills-ref validate on skills/knowledge-triage and on the top-level SKILL.md (same bytes)
-#  3. the end-to-end test: the real Claude Code CLI, offline, plugin installed from this repo as a local
-#     marketplace, against the mock Messages API (tests/e2e). Inside a private network namespace when
+#  3. the end-to-end tests (tests/e2e): the real Claude Code CLI, offline, against the mock Messages API;
+#     plugin installed from this repo as a local marketplace + manual /compact, and install.sh --scope project
+#     + an automatic compaction. Inside a private network namespace when
 #     `unshare -n` is allowed (root), so nothing can leave the machine.
 # Skips steps 1 and 3 with a message only when node_modules/.bin/claude is missing.
 set -euo pipefail

@@ -1,8 +1,7 @@
 /**
  * `npm run bench:extract`: quality and speed of transcript extraction.
  * 1. Precision / recall of durable rules on the labelled transcripts in data/transcripts/ (gold: <name>.gold.json,
- *    the rules that must be active after extraction). A predicted active rule matches a gold rule when one's
- *    content terms contain the other's or their Jaccard >= 0.6 (engine tokeniser; [REDACTED] ignored).
+ *    the rules that must be active after extraction), matched as in tests/fixtures/memory/gold.ts.
  * 2. Latency and peak RSS on a generated 50 MB transcript: first run and an incremental run after a small
  *    append, each in a fresh `node dist/triage.mjs extract` process (what a hook pays) and in process.
  * Flags: --quality (only 1), --speed (only 2), --mb N (size of the generated transcript, default 50),
@@ -14,9 +13,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { regexClassifier, type Classifier } from "../scripts/engine/classify.js";
 import { loadClassifier } from "../scripts/io.js";
-import { contentTerms, polarityOf, similarity } from "../scripts/memory/consolidate.js";
 import { runExtract } from "../scripts/memory/extract-run.js";
 import { loadStore } from "../scripts/memory/state.js";
+import { score } from "../tests/fixtures/memory/gold.js";
 import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
 
 const args = new Set(process.argv.slice(2));
@@ -33,16 +32,6 @@ function classifier(): Classifier {
     console.log(`(model not loadable: ${(e as Error).message.split("\n")[0]}; using the regex tier)`);
     return regexClassifier;
   }
-}
-
-/** True when predicted rule text p matches gold text g (containment of content terms, or Jaccard >= 0.6). */
-export function matches(p: string, g: string): boolean {
-  const a = contentTerms(p);
-  const b = contentTerms(g);
-  if (a.length === 0 || b.length === 0) return false;
-  if (polarityOf(p) !== polarityOf(g)) return false;
-  const sim = similarity(a, b);
-  return sim.jaccard >= 0.6 || (sim.overlap >= 0.9 && sim.shared >= Math.min(3, b.length));
 }
 
 async function quality(label: string, filter: (name: string) => boolean): Promise<{ precision: number; recall: number }> {
@@ -65,23 +54,14 @@ async function quality(label: string, filter: (name: string) => boolean): Promis
     const rulesDir = join(work, "rules");
     await runExtract({ transcriptPath: tpath, rulesDir, classifier: c });
     const active = loadStore(rulesDir).rules.filter((r) => r.status === "active").map((r) => r.text);
-    const used = new Set<number>();
-    for (const p of active) {
-      const k = gold.findIndex((g, i) => !used.has(i) && matches(p, g));
-      if (k >= 0) {
-        used.add(k);
-        tp++;
-      } else {
-        fp++;
-        if (args.has("--verbose")) console.log(`  FP ${f}: ${p}`);
-      }
+    const sc = score(active, gold);
+    tp += sc.tp;
+    fp += sc.fp.length;
+    fn += sc.fn.length;
+    if (args.has("--verbose")) {
+      for (const p of sc.fp) console.log(`  FP ${f}: ${p}`);
+      for (const g of sc.fn) console.log(`  FN ${f}: ${g}`);
     }
-    gold.forEach((g, i) => {
-      if (!used.has(i)) {
-        fn++;
-        if (args.has("--verbose")) console.log(`  FN ${f}: ${g}`);
-      }
-    });
     // No secret may reach any file of the rules folder (rules, sidecar, cursors).
     const all = execFileSync("sh", ["-c", `cat $(find "${rulesDir}" -type f)`]).toString();
     for (const s of FAKE_SECRETS) if (all.includes(s.needle)) leaks++;
@@ -122,12 +102,14 @@ async function generate(path: string, mb: number): Promise<void> {
 
 function timeCli(transcript: string, rulesDir: string): { ms: number; rssMb: number; out: string } {
   const t0 = performance.now();
-  const r = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, join(root, "dist", "triage.mjs"), "extract", transcript, "--rules-dir", rulesDir, "--json"], {
+  const r = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, join(root, "dist", "triage.mjs"), "extract", transcript, "--rules-dir", rulesDir, "--json", ...(args.has("--regex") ? ["--model", "/dev/null"] : [])], {
     encoding: "utf8",
   });
   const ms = performance.now() - t0;
-  const rssKb = Number((r.stderr.trim().split("\n").pop() ?? "0").trim());
-  return { ms, rssMb: rssKb / 1024, out: r.stdout.trim() };
+  const errLines = r.stderr.trim().split("\n");
+  const rssKb = Number((errLines.pop() ?? "0").trim());
+  const out = r.status === 0 ? r.stdout.trim() : `FAILED (exit ${r.status}): ${errLines.join(" | ").slice(0, 200)}`;
+  return { ms, rssMb: rssKb / 1024, out };
 }
 
 async function speed(): Promise<void> {

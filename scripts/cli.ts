@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { TriageError } from "./errors.js";
-import { registerCommands } from "./commands/index.js";
+import { COMMAND_NAMES, registerCommands } from "./commands/index.js";
 import { loadClassifier } from "./io.js";
 import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
 
@@ -19,12 +19,20 @@ program
   .option("--self-check", "load the model, classify built-in lines, exit 1 if anything is off")
   .option("--model <path>", "model file for --self-check")
   .showHelpAfterError(false)
+  .enablePositionalOptions()
   .exitOverride();
 program.configureOutput({
   writeErr: (s) => process.stderr.write(s),
   outputError: (s, write) => write(`triage: ${s.replace(/^error: /, "").trim()}\n`),
 });
-registerCommands(program);
+// `triage help <command>` is `triage <command> --help` (the program has its own action for --self-check).
+const argv = process.argv[2] === "help" && process.argv[3] ? [...process.argv.slice(0, 2), process.argv[3], "--help"] : process.argv;
+const first = argv[2];
+if (first !== undefined && !first.startsWith("-") && !COMMAND_NAMES.includes(first)) {
+  process.stderr.write(`triage: unknown command '${first}' (see 'triage --help')\n`);
+  process.exit(1);
+}
+await registerCommands(program, argv);
 program.action((opts: { selfCheck?: boolean; model?: string }) => {
   if (!opts.selfCheck) {
     program.outputHelp();
@@ -41,7 +49,7 @@ program.action((opts: { selfCheck?: boolean; model?: string }) => {
 });
 
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync(argv);
 } catch (err) {
   if (err instanceof CommanderError) {
     process.exitCode = err.exitCode === 0 ? 0 : 1;

@@ -44,7 +44,8 @@ function loadDocument(mdPath: string, labelsPath: string): LabelledDoc {
   const md = decodeBytes(readFileSync(mdPath), mdPath).text;
   const labels: LineLabel[] = parseJsonl(labelsPath, readFileSync(labelsPath, "utf8"), (v) => LineLabelSchema.parse(v));
   const units = segment(md).filter((u) => !isStructure(u));
-  const lineCount = md.split(/\r\n|\r|\n/).length;
+  const body = md.replace(/^\uFEFF/, "").replace(/(\r\n|\r|\n)$/, "");
+  const lineCount = body === "" ? 0 : body.split(/\r\n|\r|\n/).length;
   for (const l of labels) if (l.line > lineCount) throw new DataError(`${labelsPath}: line ${l.line} is past the end of ${mdPath} (${lineCount} lines)`);
   const { gold } = alignLabels(units, labels);
   const byUnit = new Map(gold.map((g) => [g.unit, g]));
@@ -59,7 +60,8 @@ function loadDocument(mdPath: string, labelsPath: string): LabelledDoc {
 function loadLoose(path: string): LabelledDoc[] {
   const rows = parseJsonl(path, readFileSync(path, "utf8"), (v) => LooseUnitSchema.parse(v));
   return rows.map((r, i) => {
-    const unit: Unit = { line: i + 1, endLine: i + 1, text: r.text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
+    const kind = /^\s*(?:[-*+•]|\d{1,9}[.)])\s/.test(r.text) ? "list-item" : "line";
+    const unit: Unit = { line: i + 1, endLine: i + 1, text: r.text, kind, headings: r.headings ?? [], level: 0, depth: 0, leadIn: "" };
     return { group: `${basename(path)}#${i % 50}`, units: [unit], gold: [r.type], lang: [r.lang] };
   });
 }

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { regexClassifier, type Classifier } from "./engine/classify.js";
 import { loadClassifier } from "./io.js";
 import { HOOK_OUTPUT_MAX_CHARS, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
@@ -21,15 +21,15 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** Common fields of a Claude Code hook payload (2.1.197, integration.md §1.3); unknown fields pass through. */
 export const HookPayloadSchema = z.looseObject({
-  session_id: z.string().optional(),
-  transcript_path: z.string().nullish(),
-  cwd: z.string().optional(),
-  hook_event_name: z.string().optional(),
-  prompt_id: z.string().nullish(),
-  trigger: z.string().nullish(),
-  source: z.string().nullish(),
-  reason: z.string().nullish(),
-  custom_instructions: z.string().nullish(),
+  session_id: z.optional(z.string()),
+  transcript_path: z.nullish(z.string()),
+  cwd: z.optional(z.string()),
+  hook_event_name: z.optional(z.string()),
+  prompt_id: z.nullish(z.string()),
+  trigger: z.nullish(z.string()),
+  source: z.nullish(z.string()),
+  reason: z.nullish(z.string()),
+  custom_instructions: z.nullish(z.string()),
 });
 export type HookPayload = z.infer<typeof HookPayloadSchema>;
 
@@ -195,6 +195,7 @@ function spawnWorker(p: HookPayload): void {
   const child = spawn(process.execPath, [...process.execArgv, entry, "hook", "session-end-worker"], {
     detached: true,
     stdio: "ignore",
+    windowsHide: true,
     env: { ...process.env, [PAYLOAD_ENV]: JSON.stringify(keep) },
   });
   child.on("error", () => {});

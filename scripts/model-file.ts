@@ -27,7 +27,16 @@ export function parseModel(text: string, path: string): ModelFile {
     const issue = r.error.issues[0];
     throw new ModelError(`${path}: invalid model: ${issue?.path.join(".") || "file"}: ${issue?.message}`);
   }
+  for (const field of ["terms", "idf", "weights"] as const) {
+    if (!isStrictBase64(r.data[field])) throw new ModelError(`${path}: invalid model: ${field}: not valid base64`);
+  }
   return r.data;
+}
+
+/** True when every character is base64 and the decoded length matches (Node's decoder skips bad characters). */
+function isStrictBase64(b64: string): boolean {
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  return b64.length % 4 === 0 && Buffer.byteLength(b64, "base64") === (b64.length / 4) * 3 - pad && Buffer.from(b64, "base64").byteLength === (b64.length / 4) * 3 - pad;
 }
 
 /** Read and validate a model file. Throws ModelError if missing, unreadable or invalid. */
@@ -46,7 +55,12 @@ export function readModel(path: string): ModelFile {
 
 /** Load a model file as a Classifier. */
 export function loadModelClassifier(path: string): Classifier {
-  return modelClassifier(readModel(path));
+  const model = readModel(path);
+  try {
+    return modelClassifier(model);
+  } catch (e) {
+    throw new ModelError(`${path}: invalid model: ${(e as Error).message}`);
+  }
 }
 
 const round = (x: number, d: number): number => {
@@ -64,11 +78,12 @@ export function writeModel(path: string, m: ModelFile): number {
     format: m.format,
     version: m.version,
     classes: m.classes,
+    hashing: m.hashing,
     metadata: m.metadata,
     temperature: round(m.temperature, 6),
     groupWeights: m.groupWeights,
     bias: m.bias.map((x) => round(x, 5)),
-    vocabulary: m.vocabulary,
+    terms: m.terms,
     idf: m.idf,
     weights: m.weights,
   };

@@ -74,7 +74,8 @@ export function registerLabel(program: Command): void {
         const input = readInput(f);
         for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
         for (const u of classifyMarkdown(input.text, classifier)) {
-          if (u.type === "structure") continue;
+          // Headings are classified but not scored or trained on (labelling-rules.md), so not candidates.
+          if (u.type === "structure" || u.kind === "heading") continue;
           const row: LabelRow = {
             file: f,
             line: u.line,

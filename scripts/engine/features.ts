@@ -6,11 +6,45 @@
  *   n: shape of the neighbouring units
  *   x: cue mix of the unit's section (share of sibling units with hard modals, soft modals,
  *      commands, dates/past tense), and the cues of the previous and next unit
- * Counts are raw term frequencies; tf-idf weighting happens in the vectoriser (model.ts).
+ * Features are hashed, not stored as strings (the "hashing trick", Weinberger et al. 2009): each is
+ * FNV-1a 32-bit over its characters, seeded by its group, folded to HASH_BITS bits; its id is
+ * bucket | (group index << HASH_BITS). A unit's features are returned as a list of ids with repeats
+ * (term frequencies); tf-idf weighting happens in the vectoriser (model.ts).
  */
 import { tokenize } from "./tokenize.js";
 import { COMMAND, EPISODIC, HARD, SOFT } from "./regex-tier.js";
 import type { Unit } from "./types.js";
+
+/** Bits of the hashed feature space (2^20 buckets). */
+export const HASH_BITS = 20;
+export const HASH_MASK = (1 << HASH_BITS) - 1;
+/** Feature groups in id order: group index g is stored as id >>> HASH_BITS. */
+export const GROUPS = "wbckfshpnx";
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a 32-bit step over one UTF-16 code unit. */
+function fnv(h: number, code: number): number {
+  return Math.imul(h ^ code, FNV_PRIME) >>> 0;
+}
+/** FNV-1a of a string continuing from hash h. */
+function fnvStr(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME) >>> 0;
+  return h;
+}
+const SEEDS = Array.from(GROUPS, (g) => fnv(fnv(FNV_OFFSET, g.charCodeAt(0)), 58));
+/** Fold a 32-bit hash to a bucket and tag it with its group: id = bucket | group << HASH_BITS. */
+function toId(h: number, group: number): number {
+  return ((h ^ (h >>> HASH_BITS)) & HASH_MASK) + group * (HASH_MASK + 1);
+}
+
+/** Id of a feature given as "g:text" (the group letter, a colon, then the text). Used for tests and debugging. */
+export function featureId(key: string): number {
+  const g = GROUPS.indexOf(key[0] as string);
+  if (g < 0 || key[1] !== ":") throw new Error(`bad feature key ${key}`);
+  return toId(fnvStr(SEEDS[g] as number, key.slice(2)), g);
+}
 
 /** Relative weight of each feature group, applied after tf-idf and before L2 normalisation. */
 export const GROUP_WEIGHTS: Readonly<Record<string, number>> = {
@@ -51,112 +85,230 @@ export function bodyText(u: Pick<Unit, "text" | "kind">): string {
   return u.text.replace(/^\s*(?:[-*+•]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?/, "").replace(/^\s*#{1,6}\s+/, "");
 }
 
-/** Add the character 3-5-grams of one word (with "<" and ">" boundary marks) to `out`. */
-function charGrams(word: string, out: Map<string, number>): void {
-  if (word.length < 2) return;
-  const w = `<${word}>`;
-  for (let n = 3; n <= 5; n++) {
-    for (let i = 0; i + n <= w.length; i++) {
-      const g = `c:${w.slice(i, i + n)}`;
-      out.set(g, (out.get(g) ?? 0) + 1);
+const G_W = 0;
+const G_B = 1;
+const G_C = 2;
+const G_K = 3;
+const G_F = 4;
+const G_H = 6;
+const G_P = 7;
+
+/** Push the ids of the character 3-5-grams of one word (with "<" and ">" boundary marks). No strings built. */
+function charGrams(word: string, out: number[]): void {
+  const n = word.length;
+  if (n < 2) return;
+  const len = n + 2;
+  const seed = SEEDS[G_C] as number;
+  for (let i = 0; i + 3 <= len; i++) {
+    let h = seed;
+    const stop = Math.min(len, i + 5);
+    for (let p = i; p < stop; p++) {
+      const c = p === 0 ? 60 : p === len - 1 ? 62 : word.charCodeAt(p - 1);
+      h = Math.imul(h ^ c, FNV_PRIME) >>> 0;
+      if (p - i >= 2) out.push(((h ^ (h >>> HASH_BITS)) & HASH_MASK) + G_C * (HASH_MASK + 1));
     }
   }
 }
 
-function add(out: Map<string, number>, key: string, v = 1): void {
-  out.set(key, (out.get(key) ?? 0) + v);
+const keyIds = new Map<string, number>();
+/** Push the id of a "g:text" feature key; ids of the small, repeating shape/neighbour keys are cached. */
+function add(out: number[], key: string): void {
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = featureId(key);
+    if (keyIds.size < 10_000) keyIds.set(key, id);
+  }
+  out.push(id);
 }
 
-const contextCache = new Map<string, string[]>();
-/** Stemmed words of a context string (heading or lead-in), cached: headings repeat across units. */
-function contextWords(text: string): string[] {
-  let w = contextCache.get(text);
-  if (!w) {
-    w = Array.from(new Set(tokenize(text).words)).slice(0, 24);
+const contextCache = new Map<string, number[]>();
+/** Ids of the stemmed words of a context string under a group (heading or lead-in), cached: headings repeat. */
+function contextIds(text: string, group: number): number[] {
+  const key = `${group}\u0000${text}`;
+  let ids = contextCache.get(key);
+  if (!ids) {
+    const seed = SEEDS[group] as number;
+    ids = Array.from(new Set(tokenize(text).words))
+      .slice(0, 24)
+      .map((w) => toId(fnvStr(seed, w), group));
+    if (DATE_RE.test(text)) ids.push(featureId(group === G_H ? "h:#date" : "p:#date"));
     if (contextCache.size > 50_000) contextCache.clear();
-    contextCache.set(text, w);
+    contextCache.set(key, ids);
   }
-  return w;
+  return ids;
 }
 
 /**
- * Raw feature counts of a unit in context. `prev`/`next` are the neighbouring non-structure units
- * (or undefined). Pure and deterministic; the returned map's key order is insertion order.
+ * Cue words per family, matched against a unit's raw (unstemmed, lowercased) tokens and CJK n-grams;
+ * token-set lookups instead of regexes keep feature extraction fast. Sources: labelling-rules.md §1-§3
+ * (hard modality, softeners) and §10-§11 (narrated past work), in the seven corpus languages.
  */
-export function unitFeatures(u: Unit, prev?: Unit, next?: Unit): Map<string, number> {
-  const out = new Map<string, number>();
+const HARD_WORDS = new Set([
+  "never", "must", "mustn't", "always", "don't", "cannot", "can't", "forbidden", "prohibited", "mandatory", "required",
+  "only", "shall", "not", "no", "read", "allowed", "under", "strictly", "banned",
+  "nunca", "siempre", "debe", "deben", "prohibido", "obligatorio", "jamás", "nie", "niemals", "immer", "muss", "müssen",
+  "darf", "dürfen", "verboten", "keinesfalls", "никогда", "всегда", "нельзя", "запрещено", "обязательно", "должен",
+  "должны", "не", "禁止", "必须", "务必", "不要", "不得", "严禁", "绝不", "必ず", "絶対に", "厳禁", "절대", "반드시", "금지",
+]);
+const SOFT_WORDS = new Set([
+  "prefer", "preferably", "ideally", "try", "possible", "should", "avoid", "consider", "recommended", "favor", "favour",
+  "nicer", "rather", "preferir", "preferiblemente", "evita", "evitar", "vorzugsweise", "möglichst", "sollte", "sollten",
+  "vermeide", "лучше", "желательно", "следует", "尽量", "最好", "推荐", "建议", "なるべく", "できれば", "推奨", "가급적", "권장",
+]);
+const PAST_WORDS = new Set([
+  "was", "were", "had", "tried", "fixed", "added", "removed", "implemented", "completed", "merged", "shipped", "deployed",
+  "reverted", "migrated", "upgraded", "switched", "found", "discovered", "noticed", "broke", "failed", "resolved", "released",
+  "landed", "moved", "replaced", "refactored", "wrote", "ran", "did", "yesterday", "today", "ago", "last",
+  "было", "были", "сделал", "сделали", "исправил", "исправлено", "behoben", "wurde", "wurden", "hemos", "arregló", "corrigió",
+  "완료", "했습니다", "했다", "完了", "已完成", "修复了", "已经", "でした", "しました",
+]);
+const MONTHS = new Set(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "january",
+  "february", "march", "april", "june", "july", "august", "september", "october", "november", "december"]);
+const CMD_WORDS = new Set(["npm", "npx", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "cargo", "go", "make", "docker", "kubectl",
+  "helm", "terraform", "git", "ssh", "scp", "curl", "python", "python3", "node", "tsx", "export", "psql", "mvn", "gradle",
+  "dotnet", "bundle", "rails", "rake", "mix", "pytest", "ansible", "aws", "gcloud", "az", "flutter", "xcodebuild", "composer"]);
+
+const CUE_HARD = 1;
+const CUE_SOFT = 2;
+const CUE_CMD = 4;
+const CUE_PAST = 8;
+
+/** What one pass over a unit yields: its tokens, body text and cue bitmask (CUE_*). */
+export interface UnitAnalysis {
+  words: string[];
+  raw: string[];
+  cjk: string[];
+  body: string;
+  cues: number;
+  date: boolean;
+}
+
+/** Tokenise a unit once and compute its cue families and date flag. Pure. */
+export function analyze(u: Unit): UnitAnalysis {
   const body = bodyText(u);
-  const scan = u.kind === "code" ? body.slice(0, 2000) : body.slice(0, 4000);
-  const tok = tokenize(scan);
-  const words = tok.words;
-  for (let i = 0; i < words.length; i++) {
-    add(out, `w:${words[i]}`);
-    if (i + 1 < words.length) add(out, `b:${words[i]} ${words[i + 1]}`);
+  const tok = tokenize(u.kind === "code" ? body.slice(0, 2000) : body.slice(0, 4000));
+  let cues = u.kind === "code" ? CUE_CMD : 0;
+  let month = false;
+  for (const r of tok.raw) {
+    if (HARD_WORDS.has(r)) cues |= CUE_HARD;
+    if (SOFT_WORDS.has(r)) cues |= CUE_SOFT;
+    if (PAST_WORDS.has(r)) cues |= CUE_PAST;
+    if (MONTHS.has(r)) month = true;
   }
-  for (const r of tok.raw) if (!/^\d+$/.test(r)) charGrams(r, out);
-  for (const g of tok.cjk) add(out, `k:${g}`);
+  for (const g of tok.cjk) {
+    if (HARD_WORDS.has(g)) cues |= CUE_HARD;
+    if (SOFT_WORDS.has(g)) cues |= CUE_SOFT;
+    if (PAST_WORDS.has(g)) cues |= CUE_PAST;
+  }
+  if (CMD_WORDS.has(tok.raw[0] ?? "") || body.includes("`") || body.includes("--") || body.trimStart().startsWith("$")) cues |= CUE_CMD;
+  const date = (month || /\d/.test(body)) && DATE_RE.test(body);
+  if (date) cues |= CUE_PAST;
+  return { words: tok.words, raw: tok.raw, cjk: tok.cjk, body, cues, date };
+}
+
+/**
+ * Hashed feature ids of a unit in context, with repeats (a repeated id is a term frequency > 1).
+ * `prev`/`next` are the neighbouring non-structure units (or undefined); `a` its analysis.
+ * Pure and deterministic.
+ */
+export function unitFeatures(u: Unit, prev?: Unit, next?: Unit, a: UnitAnalysis = analyze(u), prevDate = false): number[] {
+  const out: number[] = [];
+  const { words, raw, body } = a;
+  const sw = SEEDS[G_W] as number;
+  const sb = SEEDS[G_B] as number;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    out.push(toId(fnvStr(sw, w), G_W));
+    if (i + 1 < words.length) out.push(toId(fnvStr(fnv(fnvStr(sb, w), 32), words[i + 1] as string), G_B));
+  }
+  for (const r of raw) if (!/^\d+$/.test(r)) charGrams(r, out);
+  const sk = SEEDS[G_K] as number;
+  for (const g of a.cjk) out.push(toId(fnvStr(sk, g), G_K));
   const first = words[0];
-  if (first) add(out, `f:${first}`);
-  if (words.length === 0) add(out, "s:empty");
+  if (first) out.push(toId(fnvStr(SEEDS[G_F] as number, first), G_F));
+  else out.push(S.empty);
 
   // Shape features (issue 2: inline code, leading $, --flag, path/glob, imperative first verb, date/past, list marker).
-  if (/`[^`]+`/.test(body)) add(out, "s:code");
-  if (/^\s*(\$|>|#!)\s?\S/.test(body)) add(out, "s:dollar");
-  if (FLAG_RE.test(body)) add(out, "s:flag");
-  if (PATH_RE.test(body)) add(out, "s:path");
-  if (first && IMPERATIVE.has(tok.raw[0] ?? "")) add(out, "s:imper");
-  if (DATE_RE.test(body)) add(out, "s:date");
-  if (PAST_RE.test(body)) add(out, "s:past");
-  if (ENV_RE.test(body)) add(out, "s:env");
-  if (CAPS_RE.test(body)) add(out, "s:caps");
-  if (/\*\*[^*]+\*\*|__[^_]+__/.test(body)) add(out, "s:bold");
-  if (/[:：]\s*(\*\*)?\s*$/.test(body)) add(out, "s:colon");
-  if (/\?\s*$/.test(body)) add(out, "s:question");
-  if (/https?:\/\//.test(body)) add(out, "s:url");
-  if (/✅|☑|✔|\[x\]/i.test(u.text)) add(out, "s:done");
-  if (/\[ \]/.test(u.text)) add(out, "s:todo");
-  if (/⚠|❌|🚫|⛔|❗/.test(u.text)) add(out, "s:warn");
-  if (/\d/.test(body)) add(out, "s:digit");
-  if (/^\s*\d{1,9}[.)]\s/.test(u.text)) add(out, "s:numbered");
+  // Cheap substring pre-checks gate the regexes.
+  if (body.includes("`") && /`[^`]+`/.test(body)) out.push(S.code);
+  if (/^\s*(\$|>|#!)\s?\S/.test(body)) out.push(S.dollar);
+  if (body.includes("-") && FLAG_RE.test(body)) out.push(S.flag);
+  if ((body.includes("/") || body.includes("*") || body.includes(".")) && PATH_RE.test(body)) out.push(S.path);
+  if (IMPERATIVE.has(raw[0] ?? "")) out.push(S.imper);
+  if (a.date) out.push(S.date);
+  if (a.cues & CUE_PAST) out.push(S.past);
+  if (body.includes("=") && ENV_RE.test(body)) out.push(S.env);
+  if (CAPS_RE.test(body)) out.push(S.caps);
+  if ((body.includes("**") || body.includes("__")) && /\*\*[^*]+\*\*|__[^_]+__/.test(body)) out.push(S.bold);
+  if (/[:：]\s*(\*\*)?\s*$/.test(body)) out.push(S.colon);
+  if (/\?\s*$/.test(body)) out.push(S.question);
+  if (body.includes("://")) out.push(S.url);
+  if (/✅|☑|✔|\[x\]/i.test(u.text)) out.push(S.done);
+  if (u.text.includes("[ ]")) out.push(S.todo);
+  if (/⚠|❌|🚫|⛔|❗/.test(u.text)) out.push(S.warn);
+  if (/\d/.test(body)) out.push(S.digit);
+  if (/^\s*\d{1,9}[.)]\s/.test(u.text)) out.push(S.numbered);
   add(out, `s:kind:${u.kind}`);
   if (u.kind === "code" && u.lang) add(out, `s:lang:${u.lang.toLowerCase()}`);
   add(out, `s:depth:${Math.min(u.depth, 2)}`);
-  add(out, `s:len:${lengthBucket(words.length + tok.cjk.length / 4)}`);
+  add(out, `s:len:${lengthBucket(words.length + a.cjk.length / 4)}`);
   if (u.kind === "heading") add(out, `s:level:${u.level}`);
 
   // Context: nearest two headings, the lead-in, neighbours' shape.
   const hs = u.headings.slice(-2);
-  for (const h of hs) {
-    for (const w of contextWords(h)) add(out, `h:${w}`);
-    if (DATE_RE.test(h)) add(out, "h:#date");
-  }
-  if (hs.length === 0) add(out, "h:#none");
-  if (u.leadIn) {
-    for (const w of contextWords(u.leadIn)) add(out, `p:${w}`);
-  }
+  for (const h of hs) for (const id of contextIds(h, G_H)) out.push(id);
+  if (hs.length === 0) out.push(S.noHeading);
+  if (u.leadIn) for (const id of contextIds(u.leadIn, G_P)) out.push(id);
   add(out, `n:prev:${prev ? prev.kind : "none"}`);
   add(out, `n:next:${next ? next.kind : "none"}`);
-  if (prev && DATE_RE.test(prev.text)) add(out, "n:prevdate");
+  if (prevDate) out.push(S.prevDate);
   return out;
 }
 
-/** Cue signature of a unit: which of the regex tier's cue families it contains. */
-function cues(u: Unit): string[] {
-  const out: string[] = [];
-  if (HARD.test(u.text)) out.push("hard");
-  if (SOFT.test(u.text)) out.push("soft");
-  if (u.kind === "code" || COMMAND.test(u.text)) out.push("cmd");
-  if (EPISODIC.test(u.text) || DATE_RE.test(u.text)) out.push("past");
-  return out;
-}
+const S = {
+  empty: featureId("s:empty"),
+  code: featureId("s:code"),
+  dollar: featureId("s:dollar"),
+  flag: featureId("s:flag"),
+  path: featureId("s:path"),
+  imper: featureId("s:imper"),
+  date: featureId("s:date"),
+  past: featureId("s:past"),
+  env: featureId("s:env"),
+  caps: featureId("s:caps"),
+  bold: featureId("s:bold"),
+  colon: featureId("s:colon"),
+  question: featureId("s:question"),
+  url: featureId("s:url"),
+  done: featureId("s:done"),
+  todo: featureId("s:todo"),
+  warn: featureId("s:warn"),
+  digit: featureId("s:digit"),
+  numbered: featureId("s:numbered"),
+  noHeading: featureId("h:#none"),
+  prevDate: featureId("n:prevdate"),
+};
+
+const CUE_FAMILIES = ["hard", "soft", "cmd", "past"];
+const X_ALONE = featureId("x:alone");
+const X_SHARE = new Map(CUE_FAMILIES.flatMap((c) => ["0", "1", "2", "3"].map((b) => [`${c}:${b}`, featureId(`x:${c}:${b}`)] as const)));
+const X_PREV = new Map(CUE_FAMILIES.map((c) => [c, featureId(`x:prev:${c}`)] as const));
+const X_NEXT = new Map(CUE_FAMILIES.map((c) => [c, featureId(`x:next:${c}`)] as const));
+
+const CUE_BITS: [string, number][] = [
+  ["hard", CUE_HARD],
+  ["soft", CUE_SOFT],
+  ["cmd", CUE_CMD],
+  ["past", CUE_PAST],
+];
 
 /**
  * Add section-context features in place: for each unit, the share of the OTHER units under the same
  * heading path that carry each cue family (bucketed none / <1/3 / <2/3 / more), plus the cue families
  * of the previous and next unit. Lets a line borrow the character of the list it sits in.
  */
-export function addSectionFeatures(units: readonly Unit[], feats: Map<string, number>[]): void {
-  const sig = units.map(cues);
+export function addSectionFeatures(units: readonly Unit[], feats: number[][], analyses: readonly UnitAnalysis[]): void {
+  const sig = analyses.map((a) => CUE_BITS.filter(([, bit]) => a.cues & bit).map(([name]) => name));
   const sections = new Map<string, number[]>();
   units.forEach((u, i) => {
     const key = u.headings.join("\u0001");
@@ -169,22 +321,22 @@ export function addSectionFeatures(units: readonly Unit[], feats: Map<string, nu
     for (const i of members) for (const c of sig[i] as string[]) totals.set(c, (totals.get(c) ?? 0) + 1);
     const others = members.length - 1;
     for (const i of members) {
-      const f = feats[i] as Map<string, number>;
+      const f = feats[i] as number[];
       if (others === 0) {
-        f.set("x:alone", 1);
+        f.push(X_ALONE);
         continue;
       }
       for (const c of ["hard", "soft", "cmd", "past"]) {
         const own = (sig[i] as string[]).includes(c) ? 1 : 0;
         const share = ((totals.get(c) ?? 0) - own) / others;
         const bucket = share === 0 ? "0" : share < 1 / 3 ? "1" : share < 2 / 3 ? "2" : "3";
-        f.set(`x:${c}:${bucket}`, 1);
+        f.push(X_SHARE.get(`${c}:${bucket}`) as number);
       }
     }
   }
   units.forEach((_, i) => {
-    const f = feats[i] as Map<string, number>;
-    for (const c of sig[i - 1] ?? []) f.set(`x:prev:${c}`, 1);
-    for (const c of sig[i + 1] ?? []) f.set(`x:next:${c}`, 1);
+    const f = feats[i] as number[];
+    for (const c of sig[i - 1] ?? []) f.push(X_PREV.get(c) as number);
+    for (const c of sig[i + 1] ?? []) f.push(X_NEXT.get(c) as number);
   });
 }

@@ -3,114 +3,222 @@
  * one-vs-rest logistic regression logits, softmax with a fitted temperature for calibrated
  * probabilities that sum to 1.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { Classifier } from "./classify.js";
-import { addSectionFeatures, GROUP_WEIGHTS, unitFeatures } from "./features.js";
+import { addSectionFeatures, analyze, GROUPS, HASH_BITS, unitFeatures } from "./features.js";
 import { TYPES, type KnowledgeType, type Unit } from "./types.js";
 
 export const MODEL_FORMAT = "knowledge-triage/model";
-export const MODEL_VERSION = 2;
+export const MODEL_VERSION = 3;
 
 const numberArray = z.array(z.number());
-/** A little-endian Float32 array encoded as base64 (fast to load: no per-number JSON parsing). */
-const float32Base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be base64");
+/**
+ * A little-endian 32-bit array encoded as base64 (fast to load: no per-number JSON parsing). Only the
+ * length is checked here (a regex over a megabyte costs milliseconds at every start); the decoded
+ * lengths are cross-checked in the schema's superRefine, which catches corrupt data.
+ */
+const float32Base64 = z.string().check(z.refine((s) => s.length % 4 === 0, "must be base64 (length a multiple of 4)"));
 
 /** Encode numbers as base64 little-endian Float32 (the model file's array encoding). */
 export function encodeFloat32(values: ArrayLike<number>): string {
   const f = Float32Array.from(values as ArrayLike<number>);
-  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString("base64");
+  const buf = Buffer.alloc(f.length * 4);
+  for (let i = 0; i < f.length; i++) buf.writeFloatLE(f[i] as number, i * 4);
+  return buf.toString("base64");
 }
 
 /** Decode base64 little-endian Float32 into a Float32Array. Throws if the byte length is not a multiple of 4. */
 export function decodeFloat32(b64: string): Float32Array {
-  const buf = Buffer.from(b64, "base64");
+  const buf = decodeBase64Strict(b64);
   if (buf.byteLength % 4 !== 0) throw new Error("float32 data length is not a multiple of 4 bytes");
   const out = new Float32Array(buf.byteLength / 4);
-  for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
+  if (LITTLE_ENDIAN) out.set(new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)));
+  else for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
   return out;
 }
 
+/** Encode integers as base64 little-endian Int32. */
+export function encodeInt32(values: ArrayLike<number>): string {
+  const a = Int32Array.from(values as ArrayLike<number>);
+  const buf = Buffer.alloc(a.length * 4);
+  for (let i = 0; i < a.length; i++) buf.writeInt32LE(a[i] as number, i * 4);
+  return buf.toString("base64");
+}
+
+/** Decode base64 little-endian Int32. Throws if the byte length is not a multiple of 4. */
+export function decodeInt32(b64: string): Int32Array {
+  const buf = decodeBase64Strict(b64);
+  if (buf.byteLength % 4 !== 0) throw new Error("int32 data length is not a multiple of 4 bytes");
+  const out = new Int32Array(buf.byteLength / 4);
+  if (LITTLE_ENDIAN) out.set(new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)));
+  else for (let i = 0; i < out.length; i++) out[i] = buf.readInt32LE(i * 4);
+  return out;
+}
+
+/**
+ * Decode base64, rejecting invalid characters: Node's decoder silently skips them, which would
+ * shift every following weight. Throws Error("not valid base64").
+ */
+function decodeBase64Strict(b64: string): Buffer {
+  const buf = Buffer.from(b64, "base64");
+  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  if (b64.length % 4 !== 0 || buf.byteLength !== (b64.length / 4) * 3 - pad) throw new Error("not valid base64");
+  return buf;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** Per-class precision/recall/F1 and macro-F1 as stored in metadata. */
-export const MetricsSummarySchema = z.object({
+const metricsShape = {
   macroF1: z.number(),
   accuracy: z.number(),
   perClass: z.record(z.string(), z.object({ precision: z.number(), recall: z.number(), f1: z.number(), support: z.number() })),
-  units: z.number().int(),
-});
+  units: z.int(),
+};
 
-/** model/model.json, validated on load (zod). */
+/**
+ * model/model.json, validated on load. zod's tree-shakable "mini" build keeps the CLI's cold
+ * start small (the classic build costs tens of ms to initialise).
+ */
 export const ModelFileSchema = z
   .object({
     format: z.literal(MODEL_FORMAT),
     version: z.literal(MODEL_VERSION),
-    classes: z.array(z.enum(TYPES)).length(TYPES.length),
-    vocabulary: z.array(z.string()),
-    /** idf per vocabulary term, base64 Float32. */
+    classes: z.array(z.enum(TYPES)).check(z.length(TYPES.length)),
+    /** Feature hashing parameters (features.ts): FNV-1a 32-bit, folded to `bits` bits, group index above. */
+    hashing: z.object({ function: z.literal("fnv1a32"), bits: z.literal(HASH_BITS), groups: z.literal(GROUPS) }),
+    /** The vocabulary: hashed feature ids (bucket | group << bits), base64 Int32, ascending, unique buckets. */
+    terms: float32Base64,
+    /** idf per term, base64 Float32. */
     idf: float32Base64,
-    /** weights[k]: base64 Float32 weights of every vocabulary term for class k (one-vs-rest). */
-    weights: z.array(float32Base64).length(TYPES.length),
-    bias: numberArray.length(TYPES.length),
+    /** One-vs-rest weights, term-major: weight of term j for class k at j * 5 + k (base64 Float32). */
+    weights: float32Base64,
+    bias: numberArray.check(z.length(TYPES.length)),
     /** Softmax temperature fitted on out-of-fold logits (minimises negative log-likelihood). */
-    temperature: z.number().positive(),
+    temperature: z.number().check(z.positive()),
     groupWeights: z.record(z.string(), z.number()),
     metadata: z.object({
       createdAt: z.string(),
       trainer: z.string(),
-      seed: z.number().int(),
-      dataSha256: z.string().regex(/^[0-9a-f]{64}$/),
-      trainingUnits: z.number().int().nonnegative(),
-      minDf: z.number().int(),
+      seed: z.int(),
+      dataSha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+      trainingUnits: z.int().check(z.nonnegative()),
+      minDf: z.int(),
       l2: z.number(),
-      epochs: z.number().int(),
+      epochs: z.int(),
       /** Logit offsets already added to `bias` (see fitDecisionOffsets in train.ts). */
-      decisionOffsets: numberArray.length(TYPES.length),
-      minConstraintRecall: z.number().min(0).max(1),
-      cv: MetricsSummarySchema.extend({ folds: z.number().int() }).nullable(),
-      test: MetricsSummarySchema.nullable(),
+      decisionOffsets: numberArray.check(z.length(TYPES.length)),
+      minConstraintRecall: z.number().check(z.gte(0), z.lte(1)),
+      cv: z.nullable(z.object({ ...metricsShape, folds: z.int() })),
+      test: z.nullable(z.object(metricsShape)),
     }),
   })
-  .superRefine((m, ctx) => {
-    const n = m.vocabulary.length;
-    if (m.classes.join() !== TYPES.join()) ctx.addIssue({ code: "custom", message: `classes must be ${TYPES.join(",")}` });
-    const count = (b64: string): number => Math.floor((b64.length * 3) / 4 - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0)) / 4;
-    if (count(m.idf) !== n) ctx.addIssue({ code: "custom", path: ["idf"], message: `has ${count(m.idf)} entries for ${n} terms` });
-    m.weights.forEach((row, k) => {
-      if (count(row) !== n) ctx.addIssue({ code: "custom", path: ["weights", k], message: `has ${count(row)} entries for ${n} terms` });
-    });
-  });
+  .check(
+    z.superRefine((m, ctx) => {
+      const count = (b64: string): number => (Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0)) / 4;
+      const n = count(m.terms);
+      if (!Number.isInteger(n)) ctx.addIssue({ code: "custom", path: ["terms"], message: "length is not a multiple of 4 bytes" });
+      if (m.classes.join() !== TYPES.join()) ctx.addIssue({ code: "custom", path: ["classes"], message: `must be ${TYPES.join(",")}` });
+      if (count(m.idf) !== n) ctx.addIssue({ code: "custom", path: ["idf"], message: `has ${count(m.idf)} entries for ${n} terms` });
+      if (count(m.weights) !== n * TYPES.length) {
+        ctx.addIssue({ code: "custom", path: ["weights"], message: `has ${count(m.weights)} entries for ${n} terms x ${TYPES.length} classes` });
+      }
+    }),
+  );
 
 export type ModelFile = z.infer<typeof ModelFileSchema>;
 
 /** A sparse vector: parallel arrays of term indices and values. */
 export interface SparseVector {
-  idx: number[];
-  val: number[];
+  idx: Int32Array;
+  val: Float64Array;
 }
 
 /**
- * Turn raw feature counts into an L2-normalised tf-idf vector over `vocab`:
- * value = (1 + ln tf) * idf * groupWeight (sublinear tf as in scikit-learn's TfidfVectorizer).
- * Unknown features are ignored. Indices are in ascending order.
+ * Term lookup for hashed feature ids: an open-addressing hash table (linear probing, load <= 0.5)
+ * from feature id to term index, plus the per-term scale idf * groupWeight. Small enough (256 KiB
+ * for 30,000 terms) to stay in cache and to build in well under a millisecond.
  */
-export function tfidfVector(
-  counts: Map<string, number>,
-  vocab: Map<string, number>,
-  idf: ArrayLike<number>,
-  groupWeights: Readonly<Record<string, number>> = GROUP_WEIGHTS,
-): SparseVector {
-  const pairs: [number, number][] = [];
+export interface TermIndex {
+  keys: Int32Array;
+  vals: Int32Array;
+  /** log2 of the table size. */
+  bits: number;
+  scale: Float64Array;
+}
+
+/** Build the lookup for terms, their idf and the group weights. Throws on a duplicate term id. */
+export function buildTermIndex(ids: ArrayLike<number>, idf: ArrayLike<number>, groupWeights: Readonly<Record<string, number>>): TermIndex {
+  const n = ids.length;
+  let bits = 4;
+  while (1 << bits < n * 2) bits++;
+  const mask = (1 << bits) - 1;
+  const keys = new Int32Array(1 << bits).fill(-1);
+  const vals = new Int32Array(1 << bits);
+  const scale = new Float64Array(n);
+  const gw = Array.from(GROUPS, (g) => groupWeights[g] ?? 1);
+  for (let j = 0; j < n; j++) {
+    const id = ids[j] as number;
+    let h = Math.imul(id, 0x9e3779b1) >>> (32 - bits);
+    while (keys[h] !== -1) {
+      if (keys[h] === id) throw new Error(`duplicate term id ${id}`);
+      h = (h + 1) & mask;
+    }
+    keys[h] = id;
+    vals[h] = j;
+    scale[j] = (idf[j] as number) * (gw[id >>> HASH_BITS] ?? 1);
+  }
+  return { keys, vals, bits, scale };
+}
+
+/**
+ * Turn a unit's feature ids (with repeats) into an L2-normalised tf-idf vector:
+ * value = (1 + ln tf) * idf * groupWeight (sublinear tf as in scikit-learn's TfidfVectorizer).
+ * Ids not in the vocabulary are ignored. `counts` is a zeroed scratch array of length #terms,
+ * returned zeroed. With `into`, writes into its buffers (grown as needed) and returns it.
+ */
+export function tfidfVector(feats: readonly number[], index: TermIndex, counts: Float64Array, into?: SparseVector & { n: number }): SparseVector & { n: number } {
+  const out = into ?? { idx: new Int32Array(feats.length), val: new Float64Array(feats.length), n: 0 };
+  if (out.idx.length < feats.length) {
+    out.idx = new Int32Array(feats.length * 2);
+    out.val = new Float64Array(feats.length * 2);
+  }
+  const { idx, val } = out;
+  const { keys, vals, bits } = index;
+  const mask = (1 << bits) - 1;
+  const shift = 32 - bits;
+  let n = 0;
+  for (let t = 0; t < feats.length; t++) {
+    const id = feats[t] as number;
+    let h = Math.imul(id, 0x9e3779b1) >>> shift;
+    let key = keys[h] as number;
+    while (key !== id && key !== -1) {
+      h = (h + 1) & mask;
+      key = keys[h] as number;
+    }
+    if (key === -1) continue;
+    const j = vals[h] as number;
+    if (counts[j] === 0) idx[n++] = j;
+    counts[j] = (counts[j] as number) + 1;
+  }
   let norm = 0;
-  for (const [f, tf] of counts) {
-    const j = vocab.get(f);
-    if (j === undefined) continue;
-    const g = groupWeights[f.slice(0, f.indexOf(":"))] ?? 1;
-    const v = (1 + Math.log(tf)) * (idf[j] as number) * g;
-    pairs.push([j, v]);
+  for (let t = 0; t < n; t++) {
+    const j = idx[t] as number;
+    const v = (1 + Math.log(counts[j] as number)) * (index.scale[j] as number);
+    counts[j] = 0;
+    val[t] = v;
     norm += v * v;
   }
-  pairs.sort((a, b) => a[0] - b[0]);
-  const s = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-  return { idx: pairs.map((p) => p[0]), val: pairs.map((p) => p[1] * s) };
+  if (norm > 0) {
+    const s = 1 / Math.sqrt(norm);
+    for (let t = 0; t < n; t++) val[t] = (val[t] as number) * s;
+  }
+  out.n = n;
+  if (!into) {
+    out.idx = idx.slice(0, n);
+    out.val = val.slice(0, n);
+  }
+  return out;
 }
 
 /** Softmax of logits divided by temperature T; returns probabilities summing to 1. */
@@ -128,9 +236,10 @@ export function softmax(logits: ArrayLike<number>, temperature = 1): number[] {
 }
 
 /** Feature counts for every unit of a sequence, with its neighbours and its section as context. */
-export function sequenceFeatures(units: readonly Unit[]): Map<string, number>[] {
-  const feats = units.map((u, i) => unitFeatures(u, units[i - 1], units[i + 1]));
-  addSectionFeatures(units, feats);
+export function sequenceFeatures(units: readonly Unit[]): number[][] {
+  const analyses = units.map(analyze);
+  const feats = units.map((u, i) => unitFeatures(u, units[i - 1], units[i + 1], analyses[i], analyses[i - 1]?.date ?? false));
+  addSectionFeatures(units, feats, analyses);
   return feats;
 }
 
@@ -140,28 +249,30 @@ export function sequenceFeatures(units: readonly Unit[]): Map<string, number>[] 
  */
 export function modelClassifier(model: ModelFile): Classifier {
   const K = TYPES.length;
-  const vocab = new Map<string, number>();
-  model.vocabulary.forEach((t, j) => vocab.set(t, j));
-  const n = model.vocabulary.length;
-  const w = new Float64Array(n * K);
-  for (let k = 0; k < K; k++) {
-    const row = decodeFloat32(model.weights[k] as string);
-    for (let j = 0; j < n; j++) w[j * K + k] = row[j] as number;
-  }
-  const idf = decodeFloat32(model.idf);
+  const ids = decodeInt32(model.terms);
+  const n = ids.length;
+  const index = buildTermIndex(ids, decodeFloat32(model.idf), model.groupWeights);
+  // Term-major Float32 as stored: one pass over a unit's terms scores all K classes, and Float32
+  // halves the memory the dot products walk.
+  const w = decodeFloat32(model.weights);
+  const bias = model.bias;
+  const T = model.temperature;
+  const counts = new Float64Array(n);
+  const z = new Float64Array(K);
+  const scratch = { idx: new Int32Array(512), val: new Float64Array(512), n: 0 };
   return {
     name: "model",
     scores(units) {
-      return sequenceFeatures(units).map((counts) => {
-        const x = tfidfVector(counts, vocab, idf, model.groupWeights);
-        const z = model.bias.slice();
-        for (let t = 0; t < x.idx.length; t++) {
+      return sequenceFeatures(units).map((feats) => {
+        const x = tfidfVector(feats, index, counts, scratch);
+        for (let k = 0; k < K; k++) z[k] = bias[k] as number;
+        for (let t = 0; t < x.n; t++) {
           const base = (x.idx[t] as number) * K;
           const v = x.val[t] as number;
           for (let k = 0; k < K; k++) z[k] = (z[k] as number) + v * (w[base + k] as number);
         }
-        const p = softmax(z, model.temperature);
-        return Object.fromEntries(TYPES.map((t, k) => [t, p[k] as number])) as Record<KnowledgeType, number>;
+        const p = softmax(z, T);
+        return { constraint: p[0] as number, procedural: p[1] as number, belief: p[2] as number, preference: p[3] as number, episodic: p[4] as number };
       });
     },
   };

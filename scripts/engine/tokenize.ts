@@ -43,15 +43,17 @@ const ES_HINT = new Set(["el", "la", "los", "las", "que", "para", "con", "por", 
 const DE_HINT = new Set(["der", "die", "das", "und", "nicht", "ist", "mit", "für", "ein", "eine", "immer", "niemals", "wir", "auf", "zu", "bei", "vor", "nach", "wird", "werden", "muss", "den", "dem", "im"]);
 const EN_HINT = new Set(["the", "and", "is", "to", "a", "of", "for", "with", "never", "always", "in", "on", "use", "run", "we", "it", "be", "do", "not", "this", "that", "before", "after"]);
 
+const ASCII_WORD_RE = /[a-z0-9_]+(?:'[a-z]+)*/g;
 const WORD_RE = /[\p{L}\p{N}_]+(?:'[\p{L}]+)*/gu;
 const UNSPACED_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー]+/u;
 const TOKEN_CJK_RE =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー]+|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー])[\p{L}\p{N}_])+(?:'[\p{L}]+)*/gu;
-const CYRILLIC_RE = /\p{Script=Cyrillic}/u;
 const LATIN_RE = /^[a-zà-ÿß0-9_']+$/;
 
-/** Normalise for tokenisation: NFKC, lowercase, curly apostrophes to "'". */
+const NON_ASCII = /[^\x00-\x7f]/;
+/** Normalise for tokenisation: NFKC, lowercase, curly apostrophes to "'". ASCII text skips NFKC (a no-op on it). */
 export function normalize(text: string): string {
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return text.normalize("NFKC").toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'");
 }
 
@@ -70,22 +72,24 @@ export function guessLatinLang(words: readonly string[]): StemLang {
   return "en";
 }
 
-const stemCache = new Map<string, string>();
+const stemCaches: Record<Exclude<StemLang, "none">, Map<string, string>> = { en: new Map(), es: new Map(), de: new Map(), ru: new Map() };
 
-/** Stem one lowercased word for a language; KEEP_WORDS and non-letter tokens are returned unchanged. Cached. */
+/** Stem one lowercased word for a language; KEEP_WORDS and non-letter tokens are returned unchanged. Cached per language. */
 export function stemWord(word: string, lang: StemLang): string {
-  if (lang === "none" || KEEP_WORDS.has(word) || word.length < 4) return word;
-  const key = `${lang}\u0000${word}`;
-  let s = stemCache.get(key);
+  if (lang === "none" || word.length < 4) return word;
+  const cache = stemCaches[lang];
+  let s = cache.get(word);
   if (s === undefined) {
-    const stemmer = STEMMERS[lang];
-    try {
-      s = stemmer.stem(word) || word;
-    } catch {
-      s = word;
+    if (KEEP_WORDS.has(word)) s = word;
+    else {
+      try {
+        s = STEMMERS[lang].stem(word) || word;
+      } catch {
+        s = word;
+      }
     }
-    if (stemCache.size > 200_000) stemCache.clear();
-    stemCache.set(key, s);
+    if (cache.size > 100_000) cache.clear();
+    cache.set(word, s);
   }
   return s;
 }
@@ -116,6 +120,12 @@ export function tokenize(text: string): Tokens {
   const norm = normalize(text);
   const raw: string[] = [];
   const cjk: string[] = [];
+  if (!NON_ASCII.test(norm)) {
+    // Fast path: ASCII text (most memory files): no Unicode property classes, no segmenter.
+    for (const m of norm.matchAll(ASCII_WORD_RE)) raw.push(m[0]);
+    const lang = guessLatinLang(raw);
+    return { words: raw.map((w) => stemWord(w, lang)), raw, cjk };
+  }
   const re = UNSPACED_RE.test(norm) ? TOKEN_CJK_RE : WORD_RE;
   re.lastIndex = 0;
   for (const m of norm.matchAll(re)) {
@@ -131,6 +141,10 @@ export function tokenize(text: string): Tokens {
   }
   const latin = raw.filter((w) => LATIN_RE.test(w));
   const lang = guessLatinLang(latin);
-  const words = raw.map((w) => (CYRILLIC_RE.test(w) ? stemWord(w, "ru") : LATIN_RE.test(w) ? stemWord(w, lang) : w));
+  const words = raw.map((w) => {
+    const c = w.charCodeAt(0);
+    if (c >= 0x400 && c <= 0x4ff) return stemWord(w, "ru");
+    return c < 0x250 && LATIN_RE.test(w) ? stemWord(w, lang) : w;
+  });
   return { words, raw, cjk };
 }

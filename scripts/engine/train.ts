@@ -4,8 +4,8 @@
  * give bit-identical weights (full-batch optimisation, fixed iteration order, seeded fold split).
  */
 import { computeMetrics, type Metrics } from "./metrics.js";
-import { sequenceFeatures, softmax, tfidfVector, type SparseVector } from "./model.js";
-import { GROUP_WEIGHTS } from "./features.js";
+import { buildTermIndex, sequenceFeatures, softmax, tfidfVector, type SparseVector } from "./model.js";
+import { GROUP_WEIGHTS, HASH_MASK } from "./features.js";
 import { TYPES, type KnowledgeType, type Unit } from "./types.js";
 
 /** A labelled sequence: the non-structure units of one document (or one loose utterance) in order. */
@@ -18,9 +18,9 @@ export interface LabelledDoc {
   lang: (string | null)[];
 }
 
-/** One training example: raw feature counts and the gold class index into TYPES. */
+/** One training example: hashed feature ids (with repeats) and the gold class index into TYPES. */
 export interface Example {
-  counts: Map<string, number>;
+  feats: number[];
   y: number;
   group: string;
   lang: string;
@@ -50,8 +50,8 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   folds: 5,
   minDf: 2,
   maxFeatures: 30000,
-  l2: 1e-4,
-  epochs: 160,
+  l2: 5e-5,
+  epochs: 260,
   learningRate: 0.05,
   groupWeights: GROUP_WEIGHTS,
 };
@@ -70,7 +70,7 @@ export function buildExamples(docs: readonly LabelledDoc[], headings = true): Ex
       const g = d.gold[i];
       if (!g || (!headings && !isScored(d.units[i] as Unit))) return;
       out.push({
-        counts: feats[i] as Map<string, number>,
+        feats: feats[i] as number[],
         y: TYPES.indexOf(g),
         group: d.group,
         lang: d.lang[i] ?? "en",
@@ -82,32 +82,38 @@ export function buildExamples(docs: readonly LabelledDoc[], headings = true): Ex
 }
 
 /**
- * Vocabulary (sorted lexicographically) and smooth idf as in scikit-learn:
- * idf = ln((1 + N) / (1 + df)) + 1, for features with df >= minDf, the maxFeatures most frequent kept.
+ * Vocabulary (hashed feature ids, ascending) and smooth idf as in scikit-learn:
+ * idf = ln((1 + N) / (1 + df)) + 1, for features with df >= minDf, the maxFeatures most frequent kept
+ * (ties by id). Where two kept ids share a hash bucket (a cross-group collision), the more frequent wins.
  */
-export function fitVocabulary(examples: readonly Example[], minDf: number, maxFeatures: number): { vocabulary: string[]; idf: number[] } {
-  const df = new Map<string, number>();
-  for (const e of examples) for (const f of e.counts.keys()) df.set(f, (df.get(f) ?? 0) + 1);
+export function fitVocabulary(examples: readonly Example[], minDf: number, maxFeatures: number): { terms: number[]; idf: number[] } {
+  const df = new Map<number, number>();
+  for (const e of examples) for (const f of new Set(e.feats)) df.set(f, (df.get(f) ?? 0) + 1);
   let terms = [...df.entries()].filter(([, c]) => c >= minDf);
-  if (terms.length > maxFeatures) {
-    terms.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    terms = terms.slice(0, maxFeatures);
-  }
-  terms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  terms.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  const seen = new Set<number>();
+  terms = terms.filter(([id]) => {
+    const bucket = id & HASH_MASK;
+    if (seen.has(bucket)) return false;
+    seen.add(bucket);
+    return true;
+  });
+  terms = terms.slice(0, maxFeatures);
+  terms.sort((a, b) => a[0] - b[0]);
   const N = examples.length;
-  return { vocabulary: terms.map((t) => t[0]), idf: terms.map(([, c]) => Math.log((1 + N) / (1 + c)) + 1) };
+  return { terms: terms.map((t) => t[0]), idf: terms.map(([, c]) => Math.log((1 + N) / (1 + c)) + 1) };
 }
 
-/** Vectorise examples against a vocabulary. */
+/** Vectorise examples against a vocabulary (L2-normalised tf-idf, see tfidfVector). */
 export function vectorize(
   examples: readonly Example[],
-  vocabulary: readonly string[],
+  terms: readonly number[],
   idf: readonly number[],
   groupWeights: Readonly<Record<string, number>> = GROUP_WEIGHTS,
 ): SparseVector[] {
-  const vocab = new Map<string, number>();
-  vocabulary.forEach((t, j) => vocab.set(t, j));
-  return examples.map((e) => tfidfVector(e.counts, vocab, idf, groupWeights));
+  const index = buildTermIndex(terms, idf, groupWeights);
+  const counts = new Float64Array(terms.length);
+  return examples.map((e) => tfidfVector(e.feats, index, counts));
 }
 
 /**
@@ -237,35 +243,40 @@ export function fitModel(
   examples: readonly Example[],
   opts: TrainOptions,
   onEpoch?: (epoch: number) => void,
-): { vocabulary: string[]; idf: number[]; w: Float64Array; b: Float64Array } {
-  const { vocabulary, idf } = fitVocabulary(examples, opts.minDf, opts.maxFeatures);
-  const X = vectorize(examples, vocabulary, idf, opts.groupWeights);
-  const { w, b } = fitOneVsRest(X, examples.map((e) => e.y), vocabulary.length, opts, onEpoch);
-  return { vocabulary, idf, w, b };
+): { terms: number[]; idf: number[]; w: Float64Array; b: Float64Array } {
+  const { terms, idf } = fitVocabulary(examples, opts.minDf, opts.maxFeatures);
+  const X = vectorize(examples, terms, idf, opts.groupWeights);
+  const { w, b } = fitOneVsRest(X, examples.map((e) => e.y), terms.length, opts, onEpoch);
+  return { terms, idf, w, b };
 }
 
 /**
- * Grouped k-fold cross-validation: out-of-fold logits and metrics (argmax predictions).
- * `onFold` is called after each fold with its index.
+ * k-fold cross-validation, grouped by document (default) or by unit: out-of-fold logits and
+ * metrics over scored units (argmax predictions). `onProgress` reports fold and epoch.
  */
 export function crossValidate(
   examples: readonly Example[],
   opts: TrainOptions,
   onProgress?: (fold: number, epoch: number) => void,
+  by: "document" | "unit" = "document",
 ): { metrics: Metrics; logits: number[][]; scored: number[] } {
-  const folds = groupFolds(examples, opts.folds, opts.seed);
+  // "document": all units of a file in one fold (stricter: no neighbouring lines leak across folds);
+  // "unit": the usual k-fold over units.
+  const folds = groupFolds(by === "unit" ? examples.map((e, i) => ({ ...e, group: `u${i}` })) : examples, opts.folds, opts.seed);
   const oof: number[][] = new Array(examples.length);
   for (let f = 0; f < opts.folds; f++) {
     const trainIdx: number[] = [];
     const testIdx: number[] = [];
-    folds.forEach((g, i) => (g === f ? testIdx : trainIdx).push(i));
+    folds.forEach((g, i) => {
+      (g === f ? testIdx : trainIdx).push(i);
+    });
     if (testIdx.length === 0) continue;
     const m = fitModel(
       trainIdx.map((i) => examples[i] as Example),
       opts,
       (e) => onProgress?.(f, e),
     );
-    const X = vectorize(testIdx.map((i) => examples[i] as Example), m.vocabulary, m.idf, opts.groupWeights);
+    const X = vectorize(testIdx.map((i) => examples[i] as Example), m.terms, m.idf, opts.groupWeights);
     testIdx.forEach((i, t) => {
       oof[i] = logits(X[t] as SparseVector, m.w, m.b);
     });

@@ -1,7 +1,7 @@
 import type { Fence, Unit, UnitKind } from "./types.js";
 
 const FENCE_RE = /^(\s*)(`{3,}|~{3,})\s*([^`]*?)\s*$/;
-const HEADING_RE = /^\s{0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$/;
+const HEADING_RE = /^\s{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const HR_RE = /^\s{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:=[ \t]*){3,})$/;
 const LIST_RE = /^(\s*)([-*+•]|\d{1,9}[.)])(?:[ \t]+|$)/;
 const TABLE_SEP_RE = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)+\|?\s*$|^\s*\|\s*:?-{2,}:?\s*\|\s*$/;
@@ -146,6 +146,7 @@ export function segment(source: string): Unit[] {
       headingStack.push({ level, text: (heading[2] ?? "").trim() });
       listStack = [];
       paraLeadIn = "";
+      tableHeader = "";
       prevNonBlank = contextText(line);
       lastListItem = null;
       i++;

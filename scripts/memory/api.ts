@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { Classifier } from "../engine/classify.js";
+import { renderPinnedRules as renderPinnedRulesImpl } from "./pinned.js";
 
 /** Options of one extraction run over a Claude Code transcript (JSONL). */
 export interface ExtractOptions {
@@ -40,7 +41,10 @@ export interface ExtractReport {
 
 /**
  * Extract durable user rules from a transcript into the rules folder (incremental, locked, atomic).
- * Never throws on malformed transcript content; throws on unreadable rulesDir or lock timeout.
+ * Never throws on malformed transcript content (corrupt, torn, huge or non-UTF-8 lines are skipped and
+ * counted). Throws TriageError: UsageError for a missing transcript, LOCK_BUSY when another run holds
+ * the lock for more than about 1.5 s, RULES_DIR_UNWRITABLE, STATE_INVALID for a corrupt sidecar.
+ * An empty transcript writes nothing and returns a warning.
  */
 export async function extractTranscript(opts: ExtractOptions): Promise<ExtractReport> {
   const mod = await import("./extract-run.js");
@@ -81,5 +85,3 @@ export function lazyClassifier(load: () => Classifier, name = "lazy"): Classifie
     },
   };
 }
-
-import { renderPinnedRules as renderPinnedRulesImpl } from "./pinned.js";

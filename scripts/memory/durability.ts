@@ -41,7 +41,7 @@ export const STANDING_RE = words([
   "from now on", "going forward", "from here on(?:\\s?out)?", "in (?:the )?future", "always", "never", "don'?t ever", "do not ever",
   "never ever", "every time", "each time", "whenever", "at all times", "by default", "as a rule", "remember(?: that| to|:)?",
   "keep in mind", "for (?:all )?future", "no matter what", "under no circumstances", "for the rest of (?:this|the) (?:session|project)",
-  "(?:don'?t|do not) forget", "rule of thumb", "standing rule", "permanently", "(?:before|after) (?:every|each|any)",
+  "(?:don'?t|do not) forget", "rule of thumb", "standing rule", "permanently", "(?:before|after) (?:every|each|any)", "no longer (?:allowed|permitted)", "(?:don'?t|do not|never) [^.,;]*? any ?more",
   "de ahora en adelante", "a partir de ahora", "siempre", "nunca", "jamás", "cada vez", "recuerda",
   "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "jedes mal", "merk dir",
   "désormais", "dorénavant", "à partir de maintenant", "à l'avenir", "toujours", "jamais", "chaque fois",
@@ -58,7 +58,7 @@ const STANDING_CJK = anywhere([
 export const NORMATIVE_RE = words([
   "must(?:n'?t| not)?", "shall(?: not)?", "do not", "don'?t", "avoid", "only ever", "(?:is|are) required", "required to",
   "(?:is|are) not allowed", "not permitted", "forbidden", "prohibited", "should (?:always|never|not)", "make sure (?:to|that|you) always",
-  "no (?:more|one)", "need to always", "needs? (?:a|an|to)", "has to", "have to", "only (?:in|on|via|through|from|inside|within|after|when)", "no debes", "no hagas", "debe(?:s|n)?", "prohibido", "muss", "müssen", "darf (?:nicht|kein)",
+  "no (?:more|one)", "need to always", "needs (?:a|an|to)", "has to", "only (?:in|on|via|through|from|inside|within|after|when)", "no debes", "no hagas", "debe(?:s|n)?", "prohibido", "muss", "müssen", "darf (?:nicht|kein)",
   "verboten", "keine?", "ne (?:jamais|pas)", "il faut", "interdit", "нельзя", "не надо", "не нужно", "не (?:делай|используй|трогай|коммить|пушь)",
   "должен", "должны", "обязательно", "запрещено",
 ]);
@@ -113,7 +113,8 @@ const PROC_PURPOSE = words([
 /** Retraction cues: the user withdraws or relaxes an earlier rule. */
 export const RETRACT_RE = words([
   "actually,? you (?:can|may)", "you (?:can|may) (?:now|go ahead and)", "(?:it'?s|it is) (?:ok|okay|fine|alright) to", "feel free to",
-  "no need to", "(?:you )?(?:don'?t|do not) need to [^.]*? any ?more", "no longer", "not any ?more", "any ?more",
+  "no need to", "(?:you )?(?:don'?t|do not|no longer) (?:need|have) to", "(?:is|are) no longer (?:needed|required|necessary|relevant|true|the case|valid|in force)",
+  "no longer (?:applies|matters|holds)", "(?:isn'?t|is not|aren'?t|are not) (?:needed|required|necessary) any ?more",
   "(?:forget|ignore|disregard|drop|scratch|cancel|undo|revoke|lift) (?:that|the|my|what i said)", "scratch that", "never ?mind",
   "you(?:'re| are) (?:now )?allowed to", "is (?:now )?(?:allowed|permitted|fine|ok)", "that rule", "the rule about",
   "ya no", "olvida (?:lo|la regla)", "nicht mehr", "vergiss", "plus besoin", "oublie", "больше не", "забудь", "можно теперь", "теперь можно",

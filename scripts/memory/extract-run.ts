@@ -12,7 +12,7 @@ import { judge, toStatement, type Candidate, type Verdict } from "./extract.js";
 import { DURABLE_THRESHOLD } from "./durability.js";
 import { askLlm } from "./llm.js";
 import { redactSync, redactTexts } from "./redact.js";
-import { reconcile, syncRuleFiles } from "./rules-store.js";
+import { reconcile, recoverFromFiles, syncRuleFiles } from "./rules-store.js";
 import { splitSentences } from "./sentences.js";
 import { acquireLock, isUserRulesDir, loadCursor, loadStore, prefixHashes, saveCursor, saveStore } from "./state.js";
 import { cannotBeUser, decodeLine, readLines, userUtterance, type Utterance } from "./transcript.js";
@@ -22,9 +22,17 @@ import type { Cursor, RuleSource } from "./schema.js";
 export interface RunTuning {
   chunkSize?: number;
   maxLineBytes?: number;
+  /** Utterances per batch (default BATCH_UTTERANCES). */
+  batch?: number;
   /** Collect every verdict (for --explain and the bench). */
   verdicts?: Verdict[];
 }
+
+/** User messages longer than this (characters) are pastes, not rules: skipped before redaction. */
+export const MAX_UTTERANCE_CHARS = 100_000;
+
+/** User utterances processed per batch (redaction, classification, consolidation); bounds memory. */
+export const BATCH_UTTERANCES = 2000;
 
 /** Borderline band around the threshold in which `--llm` is asked (score units). */
 export const LLM_BAND = 1.5;
@@ -51,8 +59,12 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
   const release = opts.dryRun ? null : await acquireLock(rulesDir);
   try {
     const store = loadStore(rulesDir);
+    const recovered = recoverFromFiles(rulesDir, store);
+    if (recovered > 0) report.warnings.push(`state folder was missing: ${recovered} rule(s) recovered from the existing rule files`);
     let start = 0;
     let lineNo = 0;
+    let recent: string | undefined;
+    let since = Number.POSITIVE_INFINITY;
     const cur = loadCursor(rulesDir, sessionId);
     if (cur && cur.transcriptPath === path) {
       if (size < cur.offset) report.warnings.push("transcript shrank since the last run; reading it again from the start");
@@ -61,17 +73,79 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
         if (h.headHash === cur.headHash && h.tailHash === cur.tailHash) {
           start = cur.offset;
           lineNo = cur.line;
+          recent = cur.recent;
+          since = cur.since ?? Number.POSITIVE_INFINITY;
         } else report.warnings.push("transcript changed since the last run; reading it again from the start");
       }
     }
 
-    const utterances: Array<{ u: Utterance; line: number; offset: number }> = [];
+    let utterances: Array<{ u: Utterance; line: number; offset: number }> = [];
+    // Utterances are processed in batches in transcript order, so memory stays bounded on huge transcripts.
+    let scopedToUser = 0;
+    let lastUtterance = -1;
+    const userLevel = isUserRulesDir(rulesDir);
+    const redactWarnings = new Set<string>();
+    const processBatch = async (batch: typeof utterances): Promise<void> => {
+      if (batch.length === 0) return;
+      // Redact whole utterances first (secrets can span sentence ends), then split.
+      const red = await redactTexts(batch.map((x) => x.u.text));
+      for (const w of red.warnings) redactWarnings.add(w);
+      const cands: Candidate[] = [];
+      batch.forEach((x, i) => {
+        const src: RuleSource = { session: x.u.sessionId ?? sessionId, line: x.line, offset: x.offset };
+        // Provenance time is the line's own timestamp (so reruns write the same bytes); the clock only as a fallback.
+        if (x.u.timestamp) src.at = x.u.timestamp;
+        else if (opts.now) src.at = opts.now().toISOString();
+        splitSentences(red.texts[i] as string).forEach((s, n) => {
+          cands.push({ text: s, source: n === 0 ? src : { ...src, n } });
+        });
+      });
+      report.candidates += cands.length;
+      const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm) });
+      if (opts.llm) await askLlm(opts.llm, verdicts, DURABLE_THRESHOLD, LLM_BAND, report.warnings);
+      if (tuning.verdicts) tuning.verdicts.push(...verdicts);
+      if (userLevel) {
+        // User-level rules ignore paths: (BL-30): keep such rules, unscoped (their text still names the path).
+        for (const v of verdicts) {
+          if (v.keep && v.globs.length > 0) {
+            v.globs = [];
+            scopedToUser++;
+          }
+        }
+      }
+      for (const v of verdicts) {
+        if (v.source.offset !== lastUtterance) {
+          lastUtterance = v.source.offset;
+          since++;
+        }
+        if (!v.keep) continue;
+        // A bare "scratch that" retracts the rule added in the previous user turn or the same one.
+        let res = applyStatement(store, toStatement(v), since <= 1 ? recent : undefined);
+        if (res.action === "no-target") {
+          if (v.score < DURABLE_THRESHOLD) continue;
+          res = applyStatement(store, { ...toStatement(v), kind: "rule" });
+        }
+        if (res.action === "duplicate-source") continue;
+        report.kept++;
+        if (res.action === "added" || res.action === "refined") report.added++;
+        else if (res.action === "merged" || res.action === "reworded") report.updated++;
+        if (res.action === "retired" && res.ruleId) report.added++;
+        report.retired += res.retired.length;
+        if (res.ruleId && res.action !== "retired") {
+          recent = res.ruleId;
+          since = 0;
+        }
+      }
+    };
+
+
     let endOffset = start;
     let endLine = lineNo;
     let corrupt = 0;
     let oversized = 0;
     let torn = 0;
     let invalidUtf8 = 0;
+    let pasted = 0;
     for await (const raw of readLines(path, { start, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes })) {
       const line = lineNo + raw.index;
       if (!raw.complete) {
@@ -88,6 +162,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
         report.linesSkipped++;
         continue;
       }
+      if (raw.start === 0 && raw.bytes[0] === 0xef && raw.bytes[1] === 0xbb && raw.bytes[2] === 0xbf) raw.bytes = raw.bytes.subarray(3);
       if (raw.bytes.length === 0) continue;
       if (cannotBeUser(raw.bytes)) {
         // Not a user line: no JSON.parse. A line that is not even shaped like one object is counted as corrupt.
@@ -109,52 +184,26 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       }
       const u = userUtterance(obj);
       if (typeof u === "string") continue;
+      if (u.text.length > MAX_UTTERANCE_CHARS) {
+        // A pasted log or file, not a stated rule: never scanned, never stored.
+        pasted++;
+        continue;
+      }
       utterances.push({ u, line, offset: raw.start });
+      if (utterances.length >= (tuning.batch ?? BATCH_UTTERANCES)) {
+        await processBatch(utterances);
+        utterances = [];
+      }
+    }
+    await processBatch(utterances);
+    report.warnings.push(...redactWarnings);
+    if (scopedToUser) {
+      report.warnings.push(`${scopedToUser} path-scoped rule(s) written unscoped: Claude Code ignores paths: in user-level rules; use the project's .claude/rules for scoped rules`);
     }
     if (corrupt + torn > 0) report.warnings.push(`${corrupt + torn} unparseable line${corrupt + torn === 1 ? "" : "s"} skipped${torn ? " (including a torn last line)" : ""}`);
     if (oversized > 0) report.warnings.push(`${oversized} oversized line${oversized === 1 ? "" : "s"} skipped (tool output)`);
+    if (pasted > 0) report.warnings.push(`${pasted} user message${pasted === 1 ? "" : "s"} over ${MAX_UTTERANCE_CHARS} characters skipped (pasted text)`);
     if (invalidUtf8 > 0) report.warnings.push(`${invalidUtf8} line${invalidUtf8 === 1 ? "" : "s"} with invalid UTF-8 (replaced with U+FFFD)`);
-
-    // Redact whole utterances first (secrets can span sentence ends), then split.
-    const red = await redactTexts(utterances.map((x) => x.u.text));
-    report.warnings.push(...red.warnings);
-    const cands: Candidate[] = [];
-    utterances.forEach((x, i) => {
-      const src: RuleSource = { session: x.u.sessionId ?? sessionId, line: x.line, offset: x.offset };
-      // Provenance time is the line's own timestamp (so reruns write the same bytes); the clock only as a fallback.
-      if (x.u.timestamp) src.at = x.u.timestamp;
-      else if (opts.now) src.at = opts.now().toISOString();
-      splitSentences(red.texts[i] as string).forEach((s, n) => {
-        cands.push({ text: s, source: n === 0 ? src : { ...src, n } });
-      });
-    });
-    report.candidates = cands.length;
-    const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm) });
-    if (opts.llm) await askLlm(opts.llm, verdicts, DURABLE_THRESHOLD, LLM_BAND, report.warnings);
-    if (tuning.verdicts) tuning.verdicts.push(...verdicts);
-    if (isUserRulesDir(rulesDir)) {
-      // User-level rules ignore paths: (BL-30): keep such rules, unscoped (their text still names the path).
-      const scoped = verdicts.filter((v) => v.keep && v.globs.length > 0);
-      for (const v of scoped) v.globs = [];
-      if (scoped.length) report.warnings.push(`${scoped.length} path-scoped rule(s) written unscoped: Claude Code ignores paths: in user-level rules; use the project's .claude/rules for scoped rules`);
-    }
-
-    let recent: string | undefined;
-    for (const v of verdicts) {
-      if (!v.keep) continue;
-      let res = applyStatement(store, toStatement(v), recent);
-      if (res.action === "no-target") {
-        if (v.score < DURABLE_THRESHOLD) continue;
-        res = applyStatement(store, { ...toStatement(v), kind: "rule" });
-      }
-      if (res.action === "duplicate-source") continue;
-      report.kept++;
-      if (res.action === "added" || res.action === "refined") report.added++;
-      else if (res.action === "merged" || res.action === "reworded") report.updated++;
-      if (res.action === "retired" && res.ruleId) report.added++;
-      report.retired += res.retired.length;
-      if (res.ruleId && res.action !== "retired") recent = res.ruleId;
-    }
 
     const cursor: Cursor = {
       format: "knowledge-triage/cursor",
@@ -165,6 +214,10 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       line: endLine,
       ...prefixHashes(path, endOffset),
     };
+    if (recent !== undefined && Number.isFinite(since)) {
+      cursor.recent = recent;
+      cursor.since = since;
+    }
     if (opts.dryRun) {
       const r = reconcile(rulesDir, store);
       report.files = r.plan.map((p) => resolve(rulesDir, p.name));

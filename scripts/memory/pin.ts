@@ -10,7 +10,7 @@ import { classifySentence } from "../engine/classify.js";
 import { normaliseGlob } from "../operators/scope.js";
 import { applyStatement } from "./consolidate.js";
 import { redactTexts } from "./redact.js";
-import { syncRuleFiles } from "./rules-store.js";
+import { recoverFromFiles, syncRuleFiles } from "./rules-store.js";
 import { acquireLock, isUserRulesDir, loadStore, saveStore } from "./state.js";
 
 /** Options of one pin. */
@@ -52,6 +52,7 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
   const release = await acquireLock(rulesDir);
   try {
     const store = loadStore(rulesDir);
+    recoverFromFiles(rulesDir, store);
     const before = store.rules.length;
     const wasRetired = new Set(store.rules.filter((r) => r.status === "retired").map((r) => r.id));
     const res = applyStatement(store, { text, type, globs, score: 0, source: { session: "pin", line: 0, offset: 0 }, origin: "pin", kind: "rule" });

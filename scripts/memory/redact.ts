@@ -47,17 +47,17 @@ const PATTERNS: Pattern[] = [
   { name: "telegram-bot-token", re: /\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b/dg },
   { name: "azure-account-key", re: /\bAccountKey=([A-Za-z0-9+/=]{20,})/dg, group: 1 },
   { name: "auth-header", re: /\b(?:Bearer|Basic|Token|Bot)\s+([A-Za-z0-9._~+/=-]{12,})/dg, group: 1 },
-  { name: "url-password", re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]+)@/dgi, group: 1 },
+  { name: "url-password", re: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{1,256}:([^\s@/]{1,256})@/dgi, group: 1 },
   { name: "url-query-secret", re: /[?&](?:sig|signature|token|access_token|api_key|apikey|key|secret|password|pwd|auth)=([^&\s#]{6,})/dgi, group: 1 },
   { name: "curl-user", re: /(?:^|\s)(?:-u|--user)\s+[^\s:]+:(\S+)/dg, group: 1 },
   {
     name: "kv-strong",
-    re: new RegExp(`\\b[A-Za-z0-9_.-]*${STRONG_WORD}[A-Za-z0-9_.-]*\\s*(?:=|:=|:|=>)\\s*("[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"'\`,;]{3,})`, "dgiu"),
+    re: new RegExp(`\\b[A-Za-z0-9_.-]{0,40}${STRONG_WORD}[A-Za-z0-9_.-]{0,40}\\s*(?:=|:=|:|=>)\\s*("[^"\\n]{3,200}"|'[^'\\n]{3,200}'|[^\\s"'\`,;]{3,})`, "dgiu"),
     group: 1,
   },
   {
     name: "kv-weak",
-    re: new RegExp(`\\b[A-Za-z0-9_.-]*${WEAK_WORD}[A-Za-z0-9_.-]*\\s*(?:=|:=|:|=>)\\s*("[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"'\`,;]{3,})`, "dgiu"),
+    re: new RegExp(`\\b[A-Za-z0-9_.-]{0,40}${WEAK_WORD}[A-Za-z0-9_.-]{0,40}\\s*(?:=|:=|:|=>)\\s*("[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"'\`,;]{3,})`, "dgiu"),
     group: 1,
   },
   {
@@ -70,7 +70,7 @@ const PATTERNS: Pattern[] = [
     re: new RegExp(`${WEAK_WORD}\\s+(?:is|was|to|of|=|:|es|ist|est|это|是|は)?\\s*[\`"']?([A-Za-z0-9+/_.~!@#$%^&*=-]{8,})`, "dgiu"),
     group: 1,
   },
-  { name: "email", re: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/dg },
+  { name: "email", re: /\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/dg },
   { name: "high-entropy-blob", re: /\b[A-Za-z0-9+/_-]{40,}={0,2}/dg },
 ];
 

@@ -11,7 +11,8 @@ import type { Rule, Store } from "./schema.js";
 /** Split a rule file when its body would pass this many characters (Claude Code warns at 40,000; we stay far below 10,000). */
 export const MAX_FILE_CHARS = 6000;
 
-const NOTICE =
+/** The HTML comment every file we write carries (Claude Code strips HTML comments from rules). */
+export const NOTICE =
   "<!-- Written by knowledge-triage from rules you stated in Claude Code sessions (provenance: .state/rules.json). " +
   "If you edit this file it is never rewritten; new rules then go to another file. -->";
 

@@ -7,7 +7,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { planFiles, sha256, type PlannedFile } from "./render.js";
+import { applyStatement } from "./consolidate.js";
+import { parseRuleFile } from "./pinned.js";
+import { NOTICE, planFiles, sha256, type PlannedFile } from "./render.js";
 import type { Store } from "./schema.js";
 import { writeIfChanged } from "./state.js";
 
@@ -27,6 +29,46 @@ function readOrNull(p: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Rebuild an empty store from rule files we wrote earlier (they carry NOTICE) when the state folder was
+ * lost: their bullets become active rules again (origin "pin", session "recovered"), so the next write
+ * reproduces the same files instead of duplicating every rule into new ones. Returns the rules recovered.
+ */
+export function recoverFromFiles(rulesDir: string, store: Store): number {
+  if (store.rules.length > 0 || Object.keys(store.files).length > 0) return 0;
+  let names: string[] = [];
+  try {
+    names = readdirSync(rulesDir).filter((f) => f.endsWith(".md")).sort();
+  } catch {
+    return 0;
+  }
+  let n = 0;
+  let k = 0;
+  for (const name of names) {
+    const text = readOrNull(join(rulesDir, name));
+    if (text === null || !text.includes(NOTICE)) continue;
+    const f = parseRuleFile(name, text);
+    const type = name.startsWith("procedures") ? "procedural" : "constraint";
+    const texts: string[] = [];
+    for (const block of f.rules) {
+      for (const l of block.split("\n")) {
+        if (/^- |^ {2}- /.test(l)) texts.push(l.replace(/^ {0,2}- /, ""));
+        else if (texts.length > 0) texts[texts.length - 1] += `\n${l.replace(/^ {2,4}/, "")}`;
+        else texts.push(l);
+      }
+    }
+    const ids: string[] = [];
+    for (const t of texts) {
+      const res = applyStatement(store, { text: t, type, globs: f.globs, score: 0, source: { session: "recovered", line: 0, offset: k++ }, origin: "pin", kind: "rule" });
+      if (res.action === "added") n++;
+      if (res.ruleId) ids.push(res.ruleId);
+    }
+    // Ours, unedited as far as we can tell: the next write may replace it.
+    store.files[name] = { sha256: sha256(text), ruleIds: ids };
+  }
+  return n;
 }
 
 /**

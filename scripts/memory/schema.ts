@@ -73,6 +73,9 @@ export const CursorSchema = z.object({
   line: z.number().int().nonnegative(),
   headHash: z.string(),
   tailHash: z.string(),
+  /** The rule added last in this session and how many user utterances came after it (for "scratch that"). */
+  recent: z.string().optional(),
+  since: z.number().int().nonnegative().optional(),
 });
 export type Cursor = z.infer<typeof CursorSchema>;
 

@@ -13,8 +13,8 @@ const STOP = new Set(
 for (const w of ["not", "no", "never", "must", "should", "can", "will"]) STOP.delete(w);
 
 /** Light English suffix stripping (plural -s/-es, -ing, -ed): "commits" and "committing" -> "commit". */
-function stem(w: string): string {
-  if (w.length <= 3 || /\d/.test(w)) return w;
+function stem(w: string, digit = false): string {
+  if (w.length <= 3 || digit) return w;
   if (w.endsWith("ies") && w.length > 4) return `${w.slice(0, -3)}y`;
   if (w.endsWith("ing") && w.length > 5) return undouble(w.slice(0, -3));
   if (w.endsWith("ed") && w.length > 4) return undouble(w.slice(0, -2));
@@ -49,16 +49,23 @@ export function terms(text: string): string[] {
   const n = lower.length;
   let i = 0;
   while (i < n) {
-    const cls = charClass(lower.charCodeAt(i));
+    const c0 = lower.charCodeAt(i);
+    const cls = c0 < 128 ? ASCII_CLASS[c0] : charClass(c0);
     if (cls === 0) {
       i++;
       continue;
     }
     let j = i + 1;
-    while (j < n && charClass(lower.charCodeAt(j)) === cls) j++;
+    let digit = c0 >= 48 && c0 <= 57;
+    while (j < n) {
+      const c = lower.charCodeAt(j);
+      if ((c < 128 ? ASCII_CLASS[c] : charClass(c)) !== cls) break;
+      if (c >= 48 && c <= 57) digit = true;
+      j++;
+    }
     if (cls === 1) {
       const w = lower.slice(i, j);
-      if (!STOP.has(w)) out.push(stem(w));
+      if (!STOP.has(w)) out.push(stem(w, digit));
     } else if (j - i === 1) {
       out.push(lower[i] as string);
     } else {
@@ -68,6 +75,87 @@ export function terms(text: string): string[] {
   }
   return out;
 }
+
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => charClass(c));
+
+/** FNV-1a 32-bit hash of a string's UTF-16 code units (Fowler, Noll, Vo). */
+export function hashTerm(t: string): number {
+  return fnv(t, 0, t.length, 0x811c9dc5) >>> 0;
+}
+
+function fnv(s: string, from: number, to: number, seed: number): number {
+  let h = seed;
+  for (let k = from; k < to; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
+  return h;
+}
+
+const STOP_HASH = new Set([...STOP].map(hashTerm));
+const Y = 121;
+
+/**
+ * The terms of terms(text) as 32-bit FNV-1a hashes (termHashes(x)[i] === hashTerm(terms(x)[i])),
+ * computed without building strings: the fast path for BM25 and value scores on every call.
+ */
+export function termHashes(text: string): number[] {
+  const out: number[] = [];
+  const s = text.toLowerCase();
+  const n = s.length;
+  let i = 0;
+  while (i < n) {
+    const c0 = s.charCodeAt(i);
+    const cls = c0 < 128 ? ASCII_CLASS[c0] : charClass(c0);
+    if (cls === 0) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    let digit = c0 >= 48 && c0 <= 57;
+    while (j < n) {
+      const c = s.charCodeAt(j);
+      if ((c < 128 ? ASCII_CLASS[c] : charClass(c)) !== cls) break;
+      if (c >= 48 && c <= 57) digit = true;
+      j++;
+    }
+    if (cls === 1) {
+      const whole = fnv(s, i, j, 0x811c9dc5) >>> 0;
+      if (!STOP_HASH.has(whole) || !STOP.has(s.slice(i, j))) out.push(stemHash(s, i, j, digit, whole));
+    } else if (j - i === 1) {
+      out.push(fnv(s, i, j, 0x811c9dc5) >>> 0);
+    } else {
+      for (let k = i; k + 1 < j; k++) out.push(fnv(s, k, k + 2, 0x811c9dc5) >>> 0);
+    }
+    i = j;
+  }
+  return out;
+}
+
+/** stem() on s[i, j) as a hash (same rules, same order). No closures: this runs once per word. */
+function stemHash(s: string, i: number, j: number, digit: boolean, whole: number): number {
+  const len = j - i;
+  if (len <= 3 || digit) return whole;
+  if (len > 4 && endsAt(s, i, j, "ies")) return Math.imul(fnv(s, i, j - 3, 0x811c9dc5) ^ Y, 0x01000193) >>> 0;
+  if (len > 5 && endsAt(s, i, j, "ing")) return fnv(s, i, undoubled(s, i, j - 3), 0x811c9dc5) >>> 0;
+  if (len > 4 && endsAt(s, i, j, "ed")) return fnv(s, i, undoubled(s, i, j - 2), 0x811c9dc5) >>> 0;
+  if (endsAt(s, i, j, "es") && (endsAt(s, i, j, "sses") || endsAt(s, i, j, "shes") || endsAt(s, i, j, "ches") || endsAt(s, i, j, "xes") || endsAt(s, i, j, "zes"))) {
+    return fnv(s, i, j - 2, 0x811c9dc5) >>> 0;
+  }
+  if (endsAt(s, i, j, "s") && !endsAt(s, i, j, "ss") && !endsAt(s, i, j, "us") && !endsAt(s, i, j, "is")) return fnv(s, i, j - 1, 0x811c9dc5) >>> 0;
+  return whole;
+}
+
+function endsAt(s: string, i: number, j: number, suffix: string): boolean {
+  if (suffix.length > j - i) return false;
+  for (let k = 0; k < suffix.length; k++) if (s.charCodeAt(j - suffix.length + k) !== suffix.charCodeAt(k)) return false;
+  return true;
+}
+
+/** End of s[i, end) after undouble(): a doubled final consonant other than l or s loses one. */
+function undoubled(s: string, i: number, end: number): number {
+  const last = s.charCodeAt(end - 1);
+  return end - i > 3 && last === s.charCodeAt(end - 2) && !UNDOUBLE_KEEP.has(last) ? end - 1 : end;
+}
+
+const UNDOUBLE_KEEP = new Set([..."aeiouls"].map((c) => c.charCodeAt(0)));
 
 /** A BM25 index over a fixed list of documents (each a list of terms). */
 export interface Bm25Index {
@@ -116,4 +204,42 @@ export function bm25Index(docs: readonly (readonly string[])[], k1 = 1.2, b = 0.
       return Math.log((1 + n) / (1 + (df.get(term) ?? 0))) + 1;
     },
   };
+}
+
+/**
+ * Okapi BM25 scores of every document for one query, computed directly (no index kept): the same
+ * formula and constants as bm25Index (k1 = 1.2, b = 0.75, Lucene idf), cheaper for a single query.
+ */
+export function bm25Scores<T>(docs: readonly (readonly T[])[], query: readonly T[], k1 = 1.2, b = 0.75): number[] {
+  const n = docs.length;
+  const q = [...new Set(query)];
+  const out = new Array<number>(n).fill(0);
+  if (q.length === 0 || n === 0) return out;
+  const slot = new Map(q.map((t, i) => [t, i]));
+  const tf = new Float64Array(n * q.length);
+  const df = new Float64Array(q.length);
+  let total = 0;
+  for (let d = 0; d < n; d++) {
+    const doc = docs[d] as readonly T[];
+    total += doc.length;
+    for (const t of doc) {
+      const s = slot.get(t);
+      if (s === undefined) continue;
+      if (tf[d * q.length + s] === 0) df[s] = (df[s] as number) + 1;
+      tf[d * q.length + s] = (tf[d * q.length + s] as number) + 1;
+    }
+  }
+  const avgdl = total / n || 1;
+  for (let s = 0; s < q.length; s++) {
+    const f = df[s] as number;
+    if (f === 0) continue;
+    const idf = Math.log(1 + (n - f + 0.5) / (f + 0.5));
+    for (let d = 0; d < n; d++) {
+      const x = tf[d * q.length + s] as number;
+      if (x === 0) continue;
+      const len = (docs[d] as readonly string[]).length;
+      out[d] = (out[d] as number) + (idf * x * (k1 + 1)) / (x + k1 * (1 - b + (b * len) / avgdl));
+    }
+  }
+  return out;
 }

@@ -9,7 +9,7 @@ import { compressText, protectedTokens } from "./compress.js";
 import { nearDuplicates } from "./merge.js";
 import { buildLayout, closeOver, lineCost, measureEmitted, renderEmitted, renderUnit } from "./layout.js";
 import { isRule, type PolicyOptions, valuesFromTerms } from "./policy.js";
-import { terms } from "./bm25.js";
+import { termHashes } from "./bm25.js";
 
 /** What compaction did with a unit. */
 export type CompactAction = "kept" | "compressed" | "merged" | "dropped";
@@ -76,8 +76,10 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
     else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
   }
   const original = units.map((u) => renderUnit(u, u.text));
-  const origCost = original.map(lineCost);
-  const before = n ? estimateTokens(`${units.map((u) => u.text).join("\n")}\n`) : 0;
+  // estimateTokens is additive over lines: the source costs the sum of its units plus one per line break.
+  const textCost = units.map((u) => estimateTokens(u.text));
+  const origCost = units.map((u, i) => (original[i] === u.text ? (textCost[i] as number) + 1 : lineCost(original[i] as string)));
+  const before = n ? textCost.reduce((a, b) => a + b, 0) + n : 0;
   const compressed = new Map<number, { text: string; cost: number }>();
   const squeezed = (i: number): { text: string; cost: number } => {
     let c = compressed.get(i);
@@ -92,9 +94,25 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
     return c;
   };
 
-  const ops = planOps(units, candidate, origCost, opts);
+  // The extremes need no plan: pinned units alone (the smallest possible output) and everything kept.
   const status = new Uint8Array(n);
+  const only = (keepCandidates: boolean): Uint8Array => {
+    const emit = new Uint8Array(n);
+    for (let i = 0; i < n; i++) emit[i] = pinned[i] || (keepCandidates && candidate[i]) ? 1 : 0;
+    return closeOver(layout, emit);
+  };
+  const needed = measureEmitted(layout, only(false), (i) => origCost[i] as number);
+  if (needed > opts.budget) throw unsafe(units, pinned, origCost, opts.budget, needed);
+  const all = only(true);
+  const full = measureEmitted(layout, all, (i) => origCost[i] as number);
+  if (full <= opts.budget) {
+    const text = renderEmitted(layout, all, (i) => original[i] as string);
+    return { text, budget: opts.budget, before, after: full, needed, units: report(units, pinned, candidate, all, status, new Int32Array(n).fill(-1), () => false) };
+  }
+
+  const ops = planOps(units, candidate, origCost, opts);
   const into = new Int32Array(n).fill(-1);
+  const buffer = new Uint8Array(n); // reused by every probe; the final state is copied out below
   const stateAt = (m: number): Uint8Array => {
     status.fill(KEEP);
     into.fill(-1);
@@ -103,17 +121,14 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
       status[op.i] = op.to;
       if (op.into !== undefined) into[op.i] = op.into;
     }
-    const emit = new Uint8Array(n);
-    for (let i = 0; i < n; i++) emit[i] = pinned[i] || (candidate[i] && (status[i] as number) <= COMPRESS) ? 1 : 0;
-    return closeOver(layout, emit);
+    for (let i = 0; i < n; i++) buffer[i] = pinned[i] || (candidate[i] && (status[i] as number) <= COMPRESS) ? 1 : 0;
+    return closeOver(layout, buffer);
   };
   const costOf = (i: number): number => (candidate[i] && status[i] !== KEEP ? squeezed(i).cost : (origCost[i] as number));
   const textOf = (i: number): string => (candidate[i] && status[i] !== KEEP ? squeezed(i).text : (original[i] as string));
   const costAt = (m: number): number => measureEmitted(layout, stateAt(m), costOf);
 
   const M = ops.length;
-  const needed = costAt(M);
-  if (needed > opts.budget) throw unsafe(units, pinned, origCost, opts.budget, needed);
   // Smallest m with costAt(m) <= budget; cost is non-increasing in m. Gallop back from the end so
   // only units that survive are ever compressed, then binary search the bracket.
   let hi = M;
@@ -130,17 +145,18 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
     if (costAt(mid) <= opts.budget) hi = mid;
     else lo = mid;
   }
-  const emit = stateAt(hi);
+  const after = costAt(hi); // exact: measureEmitted counts what renderEmitted writes
+  const emit = buffer.slice();
   const text = renderEmitted(layout, emit, textOf);
-  return { text, budget: opts.budget, before, after: estimateTokens(text), needed, units: report(units, pinned, candidate, emit, status, into, (i) => textOf(i) !== original[i]) };
+  return { text, budget: opts.budget, before, after, needed, units: report(units, pinned, candidate, emit, status, into, (i) => textOf(i) !== original[i]) };
 }
 
 /** The ordered reduction steps (see compact()). Each unit gets at most one merge, compress and drop op. */
 function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: number[], opts: CompactOptions): Op[] {
-  const termLists = units.map((u, i) => (candidate[i] ? terms(u.text) : null));
-  const values = valuesFromTerms(units, termLists);
-  const byDensity = (a: number, b: number): number =>
-    (values[a] as number) / (cost[a] as number) - (values[b] as number) / (cost[b] as number) || a - b;
+  const termSets = units.map((u, i) => (candidate[i] ? new Set(termHashes(u.text)) : null));
+  const values = valuesFromTerms(units, termSets);
+  const density = values.map((v, i) => v / (cost[i] as number));
+  const byDensity = (a: number, b: number): number => (density[a] as number) - (density[b] as number) || a - b;
   const of = (t: string): number[] => {
     const out: number[] = [];
     units.forEach((u, i) => {
@@ -151,7 +167,7 @@ function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: 
   const episodic = of("episodic").sort(byDensity);
   const merged = new Set<number>();
   const fold = (idx: number[], threshold: number): Op[] => {
-    const items = idx.map((i) => ({ set: new Set(termLists[i] ?? []), text: (units[i] as ClassifiedUnit).text, prot: () => protectedTokens((units[i] as ClassifiedUnit).text) }));
+    const items = idx.map((i) => ({ set: termSets[i] ?? new Set<number>(), text: (units[i] as ClassifiedUnit).text, prot: () => protectedTokens((units[i] as ClassifiedUnit).text) }));
     return nearDuplicates(items, threshold).map(([dup, keep]) => {
       merged.add(idx[dup] as number);
       return { i: idx[dup] as number, to: MERGED, into: idx[keep] as number };

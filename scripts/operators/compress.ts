@@ -17,7 +17,7 @@ const FILLER = [
 const CJK_FILLER = /其实|基本上|我觉得|我认为|说实话/g;
 const FILLER_RE = new RegExp(
   `(^|[\\s,(])(?:${FILLER.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")}),?(?=[\\s.;:!?)]|$)`,
-  "giu",
+  "gi",
 );
 const REWRITES: [RegExp, string][] = [
   [/\bin order to\b/gi, "to"],
@@ -27,20 +27,54 @@ const REWRITES: [RegExp, string][] = [
   [/\bis able to\b/gi, "can"],
   [/\bare able to\b/gi, "can"],
 ];
-const NEG1 = /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|\w+n't)\b|[不没無无别非未]/iu;
-const NEGATION = /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|\w+n't)\b|[不没無无别非未]/giu;
+const NEG1 = /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot)\b|n't\b|[不没無无别非未]/i;
+const NEGATION = /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot)\b|n't\b|[不没無无别非未]/gi;
 const NUMBER = /\d+(?:[.,:/-]\d+)*/g;
 const IDENT = /`[^`\n]*`|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b|\b\w+_\w+\b|(?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.*{},-]+)+\/?/g;
-const NAME = /(?<=[\p{L}\p{N},;:)]\s+)\p{Lu}[\p{L}\p{N}'-]+/gu;
 
-/** Tokens compression must keep (numbers, paths, identifiers, names, negations), as a multiset. */
+/** Tokens compression must keep (numbers, paths, identifiers, names, negations), lower-cased, as a sorted multiset. */
 export function protectedTokens(text: string): string[] {
   const out: string[] = [];
-  // In shouted text (mostly capitals) capitalisation marks no names.
-  const letters = text.replace(/[^\p{L}]/gu, "");
-  const shouted = letters.length > 0 && letters.replace(/[^\p{Lu}]/gu, "").length / letters.length > 0.6;
-  for (const re of shouted ? [NUMBER, IDENT, NEGATION] : [NUMBER, IDENT, NAME, NEGATION]) for (const m of text.matchAll(re)) out.push(m[0].toLowerCase());
+  if (/\d/.test(text)) for (const m of text.matchAll(NUMBER)) out.push(m[0]);
+  if (text.includes("`") || text.includes("/") || text.includes("_") || /[a-z][A-Z]/.test(text)) for (const m of text.matchAll(IDENT)) out.push(m[0].toLowerCase());
+  for (const m of text.matchAll(NEGATION)) out.push(m[0].toLowerCase());
+  pushNames(text, out);
   return out.sort();
+}
+
+/**
+ * Capitalised words that do not start a sentence (names: "Dana", "Stripe", "API"), lower-cased.
+ * In shouted text (more than 60% of letters upper-case) capitalisation marks no names.
+ */
+function pushNames(text: string, out: string[]): void {
+  let upper = 0;
+  let letters = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) {
+      letters++;
+      upper++;
+    } else if (c >= 97 && c <= 122) letters++;
+    else if (c > 127) {
+      const ch = text[i] as string;
+      if (ch.toLowerCase() !== ch.toUpperCase()) {
+        letters++;
+        if (ch === ch.toUpperCase()) upper++;
+      }
+    }
+  }
+  if (letters === 0 || upper / letters > 0.6) return;
+  let prev = "";
+  for (const m of text.matchAll(/\S+/g)) {
+    const w = m[0];
+    const first = w[0] as string;
+    const last = prev[prev.length - 1] ?? "";
+    if (prev !== "" && first !== first.toLowerCase() && w.length > 1 && /[\p{L}\p{N},;:)]/u.test(last)) {
+      const name = /^[\p{L}\p{N}'-]+/u.exec(w)?.[0];
+      if (name && name.length > 1) out.push(name.toLowerCase());
+    }
+    prev = w;
+  }
 }
 
 function containsAll(haystack: string[], needles: string[]): boolean {
@@ -54,7 +88,11 @@ function containsAll(haystack: string[], needles: string[]): boolean {
   return true;
 }
 
+// One cheap test before the full pipeline: most lines hold nothing compressText would remove.
+const QUICK = new RegExp(`[*_(（]|\\s{2}|\\s[,.;:!?]|(?:^|\\W)(?:${[...FILLER, "in order to", "due to the fact", "at this point", "for the purpose", "is able to", "are able to"].map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?:\\W|$)|其实|基本上|我觉得|我认为|说实话`, "i");
+
 function compressContent(body: string): string {
+  if (!QUICK.test(body)) return body;
   const kept: string[] = [];
   let s = body.replace(PROTECT, (m) => {
     kept.push(m);
@@ -100,7 +138,7 @@ export function termSet(text: string): Set<string> {
 }
 
 /** Jaccard similarity |A ∩ B| / |A ∪ B| of two term sets, in [0,1] (1 for two empty sets). */
-export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+export function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
   if (a.size === 0 && b.size === 0) return 1;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let inter = 0;
@@ -113,7 +151,7 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
  * and every protected token of `dup` (numbers, paths, identifiers, names, negations) occurs in
  * `keep`'s lower-cased text.
  */
-export function foldable(keep: { set: ReadonlySet<string>; readonly lower: string }, dup: { set: ReadonlySet<string>; readonly prot: string[] }, threshold: number): boolean {
+export function foldable<T>(keep: { set: ReadonlySet<T>; readonly lower: string }, dup: { set: ReadonlySet<T>; readonly prot: string[] }, threshold: number): boolean {
   const lo = Math.min(keep.set.size, dup.set.size);
   const hi = Math.max(keep.set.size, dup.set.size);
   if (hi === 0 || lo / hi < threshold || jaccard(keep.set, dup.set) < threshold) return false;

@@ -6,7 +6,7 @@ import { estimateTokens } from "../engine/budget.js";
 import type { ClassifiedUnit } from "../engine/types.js";
 import { buildLayout, closeOver, renderEmitted, renderUnit, type Layout } from "./layout.js";
 import { DEFAULT_COPY_MASS, isRule, type PolicyOptions } from "./policy.js";
-import { globsOverlap, headingPaths, headingTopic, inferUnitScope, namedIdentifiers, normaliseGlob, type Scope } from "./scope.js";
+import { compileGlobs, globsOverlap, headingPaths, headingTopic, inferUnitScope, namedIdentifiers, namesRules, normaliseGlob, probesOf, type Scope } from "./scope.js";
 
 /** One memory file of the base: a display name and its classified units in source order. */
 export interface MemoryDoc {
@@ -54,7 +54,11 @@ const PATH_ANYWHERE = /(?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.*{}-]+)+\/?|\b[\w-]+\.(?:
 const MAYBE_FILE = /\.(?:tsx?|jsx?|py|go|rs|java|kt|rb|php|cs|md|css|scss|sql|ya?ml|json|sh|vue|svelte|html)\b/;
 
 function headingText(u: ClassifiedUnit): string {
-  return u.text.replace(/^\s*#{1,6}\s*/, "").replace(/\s*#*\s*$/, "");
+  let t = u.text.replace(/^\s*#{1,6}\s*/, "").trimEnd();
+  // A closing sequence of "#" counts only after a space (CommonMark ATX headings).
+  const m = / #+$/.exec(t);
+  if (m) t = t.slice(0, m.index).trimEnd();
+  return t;
 }
 
 /** Heading texts of a unit's section chain for scope decisions; a lone H1 (the document title) is left out. */
@@ -143,7 +147,8 @@ function cut(layout: Layout, opts: DecomposeOptions): { title: string; idx: numb
 }
 
 /**
- * Decompose memory docs into partitions. Every rule (isRule at DEFAULT_COPY_MASS) gets a scope
+ * Decompose memory docs into partitions. Every rule (isRule at DEFAULT_COPY_MASS, or a heading that
+ * namesRules) gets a scope
  * (inferUnitScope over its text and section headings) and is copied verbatim into every other partition it governs (governs()).
  * Output partitions are in document order with unique ids; `violations` lists partitions lacking a
  * governing rule (checked after copying; empty unless the scope logic is broken).
@@ -173,39 +178,70 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
           if (t) topics.add(t);
           for (const gl of headingPaths(ht)) paths.add(gl);
         }
-        if (u.text.includes("`") || u.text.includes("_") || /[a-z][A-Z]/.test(u.text)) for (const id2 of namedIdentifiers(u.text)) topics.add(id2);
+        for (const id2 of namedIdentifiers(u.text)) topics.add(id2);
         if (u.text.includes("/") || MAYBE_FILE.test(u.text)) {
           for (const m of u.text.matchAll(PATH_ANYWHERE)) {
             const gl = normaliseGlob(m[0]);
             if (gl && !m[0].includes("://")) paths.add(gl);
           }
         }
-        if (isRule(u, opts, DEFAULT_COPY_MASS)) {
+        if (isRule(u, opts, DEFAULT_COPY_MASS) || (u.kind === "heading" && namesRules(u.text))) {
           rules.push({ doc: d, index: i, unit: u, scope: inferUnitScope(u, scopeHeadings(layout, i, loneH1)), home: id });
         }
       }
       partitions.push({ id, title: g.title, doc: doc.name, paths: [...paths], topics: [...topics], units: g.idx.map((i) => [d, i]), copied: [], tokens: 0, text: "" });
     }
   });
-  for (const p of partitions) {
-    for (const r of rules) {
-      if (r.home === p.id) continue;
-      const why = governs(r.scope, r.home, p);
+  const governsFast = makeGoverns(partitions, rules);
+  const violations: { partition: string; rule: BaseRule }[] = [];
+  partitions.forEach((p, pi) => {
+    rules.forEach((r, ri) => {
+      if (r.home === p.id) return;
+      const why = governsFast(ri, pi);
       if (why) p.copied.push({ rule: r, why });
-    }
+    });
     p.text = renderPartition(p, layouts);
     p.tokens = estimateTokens(p.text);
-  }
-  return { partitions, rules, violations: localityViolations(partitions, rules) };
+  });
+  // Locality check after copying: every governing rule must be native or copied (by construction).
+  partitions.forEach((p, pi) => {
+    const has = new Set<BaseRule>(p.copied.map((c) => c.rule));
+    rules.forEach((r, ri) => {
+      if (r.home !== p.id && !has.has(r) && governsFast(ri, pi)) violations.push({ partition: p.id, rule: r });
+    });
+  });
+  return { partitions, rules, violations };
+}
+
+/** governs() with the globs of every rule and partition compiled once: (rule index, partition index) -> why | null. */
+function makeGoverns(partitions: readonly Partition[], rules: readonly BaseRule[]): (ri: number, pi: number) => string | null {
+  const parts = partitions.map((p) => ({ probes: p.paths.flatMap((g) => probesOf(g)), match: p.paths.length ? compileGlobs(p.paths) : null, topics: new Set(p.topics) }));
+  const rs = rules.map((r) =>
+    r.scope.kind === "path" ? { match: compileGlobs(r.scope.globs), bases: r.scope.globs.map((g) => probesOf(g)[1]).filter((b): b is string => b !== undefined) } : null,
+  );
+  return (ri, pi) => {
+    const r = rules[ri] as BaseRule;
+    const p = parts[pi] as (typeof parts)[number];
+    if (r.scope.kind === "global") return "global rule";
+    if (r.scope.kind === "path") {
+      const c = rs[ri] as { match: (x: string) => boolean; bases: string[] };
+      const hit = p.match !== null && (p.probes.some(c.match) || c.bases.some(p.match));
+      return hit ? `path ${r.scope.globs.join(", ")} matches ${(partitions[pi] as Partition).paths.join(", ")}` : null;
+    }
+    const t = r.scope.topics.find((x) => p.topics.has(x));
+    return t === undefined ? null : `topic "${t}"`;
+  };
 }
 
 /** Partitions that lack a rule governing them (native or copied). Used by decompose, tests and the benchmark. */
 export function localityViolations(partitions: readonly Partition[], rules: readonly Pick<BaseRule, "doc" | "index" | "scope" | "home">[]): { partition: string; rule: BaseRule }[] {
   const out: { partition: string; rule: BaseRule }[] = [];
+  const key = (d: number, i: number): number => d * 1_000_000 + i;
   for (const p of partitions) {
-    const has = new Set<string>(p.units.map(([d, i]) => `${d}:${i}`));
-    for (const c of p.copied) has.add(`${c.rule.doc}:${c.rule.index}`);
-    for (const r of rules) if (governs(r.scope, r.home, p) && !has.has(`${r.doc}:${r.index}`)) out.push({ partition: p.id, rule: r as BaseRule });
+    const has = new Set<number>();
+    for (const [d, i] of p.units) has.add(key(d, i));
+    for (const c of p.copied) has.add(key(c.rule.doc, c.rule.index));
+    for (const r of rules) if (!has.has(key(r.doc, r.index)) && governs(r.scope, r.home, p)) out.push({ partition: p.id, rule: r as BaseRule });
   }
   return out;
 }

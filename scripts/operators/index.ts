@@ -2,7 +2,7 @@
 export { compact, type CompactResult, type CompactOptions, type CompactUnitReport, type CompactAction } from "./compact.js";
 export { decompose, governs, localityViolations, scopeHeadings, type MemoryDoc, type Partition, type BaseRule, type Decomposition, type DecomposeOptions } from "./decompose.js";
 export { retrieve, type RetrieveHit, type RetrieveOptions, type RetrieveResult } from "./retrieve.js";
-export { inferScope, matchesPath, normaliseGlob, globsOverlap, headingTopic, namedIdentifiers, frontmatterGlobs, type Scope } from "./scope.js";
+export { inferScope, inferUnitScope, matchesPath, normaliseGlob, globsOverlap, headingTopic, namedIdentifiers, namesRules, frontmatterGlobs, type Scope } from "./scope.js";
 export { isRule, unitValues, DEFAULT_PIN_MASS, type PolicyOptions } from "./policy.js";
 export { compressText, protectedTokens, jaccard } from "./compress.js";
 export { terms, bm25Index, type Bm25Index } from "./bm25.js";

@@ -1,14 +1,14 @@
 /**
  * Near-duplicate detection for compaction: which preferences (or repeated beliefs) fold into one.
  * Candidate pairs come from prefix filtering (Chaudhuri, Ganti & Kaushik 2006: two sets with Jaccard
- * >= t share a term among the first |s| - ceil(t|s|) + 1 terms of each, in one global rare-first order),
+ * >= t share a term among the first |s| - ceil(t|s|) + 1 terms of each, in any one global term order),
  * so the cost stays near linear instead of comparing every pair. Pure.
  */
 import { foldable } from "./compress.js";
 
 /** A set that may be folded into another: its term set and a lazy list of its protected tokens. */
 export interface FoldItem {
-  set: ReadonlySet<string>;
+  set: ReadonlySet<string | number>;
   /** The item's text. */
   text: string;
   prot: () => string[];
@@ -20,39 +20,46 @@ export interface FoldItem {
  * terms; the earliest on ties) is kept. Output: [folded index, kept index] pairs.
  */
 export function nearDuplicates(items: readonly FoldItem[], threshold: number): [number, number][] {
-  const df = new Map<string, number>();
-  for (const it of items) for (const t of it.set) df.set(t, (df.get(t) ?? 0) + 1);
-  const order = (a: string, b: string): number => (df.get(a) as number) - (df.get(b) as number) || (a < b ? -1 : a > b ? 1 : 0);
-  const postings = new Map<string, number[]>();
+  // Any fixed global term order is valid for prefix filtering; terms are 32-bit hashes (or strings), sorted as such.
+  const postings = new Map<string | number, number[]>();
   const clusterOf = new Int32Array(items.length).fill(-1);
   const cache = new Map<number, string[]>();
+  const views: { set: ReadonlySet<string | number>; readonly lower: string; readonly prot: string[] }[] = [];
   const view = (k: number) => {
-    const it = items[k] as FoldItem;
-    return {
-      set: it.set,
-      lower: it.text.toLowerCase(),
-      get prot() {
-        let p = cache.get(k);
-        if (!p) cache.set(k, (p = it.prot()));
-        return p;
-      },
-    };
+    let v = views[k];
+    if (!v) {
+      const it = items[k] as FoldItem;
+      let lower: string | undefined;
+      v = views[k] = {
+        set: it.set,
+        get lower() {
+          if (lower === undefined) lower = it.text.toLowerCase();
+          return lower;
+        },
+        get prot() {
+          let p = cache.get(k);
+          if (!p) cache.set(k, (p = it.prot()));
+          return p;
+        },
+      };
+    }
+    return v;
   };
   items.forEach((it, b) => {
     if (it.set.size < 2) return;
-    const sorted = [...it.set].sort(order);
-    const prefix = sorted.slice(0, sorted.length - Math.ceil(threshold * sorted.length) + 1);
+    const ranks = [...it.set].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const prefixLength = ranks.length - Math.ceil(threshold * ranks.length) + 1;
     const seen = new Set<number>();
-    for (const t of prefix) {
-      for (const c of postings.get(t) ?? []) {
+    for (let x = 0; x < prefixLength; x++) {
+      const r = ranks[x] as string | number;
+      const list = postings.get(r);
+      for (const c of list ?? []) {
         if (seen.has(c) || clusterOf[b] !== -1) continue;
         seen.add(c);
-        const root = clusterOf[c] === -1 ? c : (clusterOf[c] as number);
-        if (root === c && foldable(view(c), view(b), threshold)) clusterOf[b] = c;
+        if (clusterOf[c] === -1 && foldable(view(c), view(b), threshold)) clusterOf[b] = c;
       }
-      const list = postings.get(t);
       if (list) list.push(b);
-      else postings.set(t, [b]);
+      else postings.set(r, [b]);
     }
   });
   const clusters = new Map<number, number[]>();

@@ -3,7 +3,8 @@
  * value of a droppable unit is scored. One home, used by compact, decompose and retrieve.
  */
 import type { ClassifiedUnit } from "../engine/types.js";
-import { terms } from "./bm25.js";
+import { termHashes } from "./bm25.js";
+import { namesRules } from "./scope.js";
 
 /**
  * Default pin mass: a unit is also pinned when P(constraint) + P(procedural) >= 0.4 even if its
@@ -28,29 +29,33 @@ export interface PolicyOptions {
 /**
  * True when a unit is a rule that operators must keep verbatim: a content unit (not structure,
  * heading-only units included) whose type is constraint or procedural, or whose rule probability
- * mass reaches `pinMass` (else `defaultMass`: DEFAULT_PIN_MASS for compact, DEFAULT_COPY_MASS for decompose and retrieve).
+ * mass reaches `pinMass` (else `defaultMass`: DEFAULT_PIN_MASS for compact, DEFAULT_COPY_MASS for decompose and
+ * retrieve); under a heading that names rules ("NEVER", "Hard rules") the threshold is halved
+ * (elevation by heading, labelling-rules.md §3).
  */
 export function isRule(u: ClassifiedUnit, opts: PolicyOptions = {}, defaultMass = DEFAULT_PIN_MASS): boolean {
   if (u.type === "structure" || u.kind === "frontmatter") return false;
   if (u.type === "constraint" || u.type === "procedural") return true;
   const mass = (u.scores.constraint ?? 0) + (u.scores.procedural ?? 0);
-  return mass >= (opts.pinMass ?? defaultMass);
+  const threshold = opts.pinMass ?? defaultMass;
+  const nearest = u.kind === "heading" ? undefined : u.headings[u.headings.length - 1];
+  return mass >= (nearest !== undefined && namesRules(nearest) ? threshold / 2 : threshold);
 }
 
 /**
- * Value of each unit for the "what goes first" order: confidence x the sum of smooth idf
- * (ln((1+N)/(1+df))+1, scikit-learn's form, over the file's units) of its distinct terms, i.e. how
- * much specific information the unit carries. Structure units get 0. Output: one number per unit, >= 0.
+ * Value of each unit for the "what goes first" order: the sum of smooth idf (ln((1+N)/(1+df))+1,
+ * scikit-learn's form, over the file's units) of its distinct terms (how much specific information it
+ * carries) x (confidence + 3 x (P(constraint) + P(procedural))), so likely rules that were not pinned
+ * go last. Structure units get 0. Output: one number per unit, >= 0.
  */
 export function unitValues(units: readonly ClassifiedUnit[]): number[] {
-  return valuesFromTerms(units, units.map((u) => (u.type === "structure" ? null : terms(u.text))));
+  return valuesFromTerms(units, units.map((u) => (u.type === "structure" ? null : new Set(termHashes(u.text)))));
 }
 
-/** unitValues over precomputed term lists (null = not scored, value 0; df counts only scored units). */
-export function valuesFromTerms(units: readonly ClassifiedUnit[], termLists: readonly (readonly string[] | null)[]): number[] {
-  const df = new Map<string, number>();
+/** unitValues over precomputed distinct-term sets (null = not scored, value 0; df counts only scored units). */
+export function valuesFromTerms<T>(units: readonly ClassifiedUnit[], sets: readonly (ReadonlySet<T> | null)[]): number[] {
+  const df = new Map<T, number>();
   let n = 0;
-  const sets = termLists.map((tl) => (tl ? new Set(tl) : null));
   for (const s of sets) {
     if (!s) continue;
     n++;
@@ -61,6 +66,9 @@ export function valuesFromTerms(units: readonly ClassifiedUnit[], termLists: rea
     if (!s) return 0;
     let mass = 0;
     for (const t of s) mass += Math.log((1 + n) / (1 + (df.get(t) ?? 0))) + 1;
-    return u.confidence * mass;
+    return mass * (u.confidence + RULE_WEIGHT * ((u.scores.constraint ?? 0) + (u.scores.procedural ?? 0)));
   });
 }
+
+/** Weight of rule probability mass in a unit's value: near-rules below the pin threshold are dropped last. */
+const RULE_WEIGHT = 3;

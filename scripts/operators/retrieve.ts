@@ -2,10 +2,10 @@
  * TypeRetrieve: the k best units of a memory base for a query, in-scope rules first. Pure.
  */
 import type { ClassifiedUnit } from "../engine/types.js";
-import { bm25Index, terms } from "./bm25.js";
+import { bm25Scores, termHashes, terms } from "./bm25.js";
 import type { MemoryDoc } from "./decompose.js";
 import { DEFAULT_COPY_MASS, isRule, type PolicyOptions } from "./policy.js";
-import { frontmatterGlobs, inferUnitScope, matchesPath, type Scope } from "./scope.js";
+import { frontmatterGlobs, inferUnitScope, matchesPath, namesRules, type Scope } from "./scope.js";
 
 /** One retrieved unit. `why` says why a rule is in scope (null for units ranked by BM25 only). */
 export interface RetrieveHit {
@@ -40,7 +40,7 @@ const RANK = { path: 0, topic: 1, global: 2 } as const;
 
 /**
  * Rank the content units (and rule headings; not frontmatter or structure) of `docs` for `query`.
- * In scope (ranked first, never cut): rules (isRule at DEFAULT_COPY_MASS) whose inferUnitScope is
+ * In scope (ranked first, never cut): rules (isRule at DEFAULT_COPY_MASS, or headings that namesRules) whose inferUnitScope is
  * global, whose path globs match `opts.path` (matchesPath), or whose topics share a term with the
  * query; ordered path > topic > global, then BM25. The rest follow by Okapi BM25 (bm25.ts) over the
  * unit text and its nearest heading, score > 0 only, ties by rule probability mass then document
@@ -55,15 +55,22 @@ export function retrieve(docs: readonly MemoryDoc[], query: string, opts: Retrie
     const title = h1.length === 1 ? (h1[0] as ClassifiedUnit).text.replace(/^\s*#\s*/, "").replace(/\s*#*\s*$/, "") : null;
     for (const u of d.units) {
       if (u.type === "structure" || u.kind === "frontmatter") continue;
-      const rule = isRule(u, opts, DEFAULT_COPY_MASS);
+      const rule = isRule(u, opts, DEFAULT_COPY_MASS) || (u.kind === "heading" && namesRules(u.text));
       if (u.kind === "heading" && !rule) continue;
       items.push({ doc: d.name, u, rule, fm, title });
     }
   }
   const qTerms = terms(query);
   const qSet = new Set(qTerms);
-  const index = bm25Index(items.map(({ u }) => terms(`${u.text} ${u.headings[u.headings.length - 1] ?? ""}`)));
-  const scores = index.score(qTerms);
+  // Terms of a unit's nearest heading are computed once per heading text.
+  const headingTerms = new Map<string, number[]>();
+  const docsTerms = items.map(({ u }) => {
+    const h = u.headings[u.headings.length - 1] ?? "";
+    let ht = headingTerms.get(h);
+    if (!ht) headingTerms.set(h, (ht = termHashes(h)));
+    return termHashes(u.text).concat(ht);
+  });
+  const scores = bm25Scores(docsTerms, termHashes(query));
   const inScope: { hit: RetrieveHit; rank: number }[] = [];
   const rest: { hit: RetrieveHit; mass: number; order: number }[] = [];
   items.forEach(({ doc, u, rule, fm, title }, i) => {

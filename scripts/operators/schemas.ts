@@ -2,7 +2,7 @@
  * zod schemas of the operators' CLI outputs: `compact --json`, decompose `manifest.json`,
  * `retrieve --json`. Commands build the object, parse it with these, then write it.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import { TYPES } from "../engine/types.js";
 
 const TypeSchema = z.enum([...TYPES, "structure"]);
@@ -16,20 +16,20 @@ const ScopeSchema = z.object({
 /** `triage compact --json`: budget and sizes in tokens (estimateTokens), and what happened to each unit. */
 export const CompactReportSchema = z.object({
   file: z.string(),
-  budget: z.number().int().positive(),
-  before: z.number().int().nonnegative(),
-  after: z.number().int().nonnegative(),
-  needed: z.number().int().nonnegative(),
-  output: z.string().nullable(),
+  budget: z.int().check(z.positive()),
+  before: z.int().check(z.nonnegative()),
+  after: z.int().check(z.nonnegative()),
+  needed: z.int().check(z.nonnegative()),
+  output: z.nullable(z.string()),
   text: z.string(),
   units: z.array(
     z.object({
-      line: z.number().int().positive(),
-      endLine: z.number().int().positive(),
+      line: z.int().check(z.positive()),
+      endLine: z.int().check(z.positive()),
       type: TypeSchema,
       pinned: z.boolean(),
       action: z.enum(["kept", "compressed", "merged", "dropped"]),
-      into: z.number().int().positive().optional(),
+      into: z.optional(z.int().check(z.positive())),
     }),
   ),
 });
@@ -40,24 +40,24 @@ export const ManifestSchema = z.object({
   format: z.literal("knowledge-triage/decompose"),
   version: z.literal(1),
   by: z.enum(["section", "size"]),
-  maxTokens: z.number().int().positive().nullable(),
+  maxTokens: z.nullable(z.int().check(z.positive())),
   sources: z.array(z.string()),
-  rules: z.number().int().nonnegative(),
-  violations: z.number().int().nonnegative(),
+  rules: z.int().check(z.nonnegative()),
+  violations: z.int().check(z.nonnegative()),
   partitions: z.array(
     z.object({
-      id: z.string().min(1),
-      file: z.string().min(1),
+      id: z.string().check(z.minLength(1)),
+      file: z.string().check(z.minLength(1)),
       title: z.string(),
       source: z.string(),
-      tokens: z.number().int().nonnegative(),
+      tokens: z.int().check(z.nonnegative()),
       paths: z.array(z.string()),
       topics: z.array(z.string()),
-      units: z.array(z.object({ line: z.number().int().positive(), endLine: z.number().int().positive(), type: TypeSchema })),
+      units: z.array(z.object({ line: z.int().check(z.positive()), endLine: z.int().check(z.positive()), type: TypeSchema })),
       copied: z.array(
         z.object({
           source: z.string(),
-          line: z.number().int().positive(),
+          line: z.int().check(z.positive()),
           type: TypeSchema,
           text: z.string(),
           scope: ScopeSchema,
@@ -72,21 +72,21 @@ export type Manifest = z.infer<typeof ManifestSchema>;
 /** `triage retrieve --json`. */
 export const RetrieveJsonSchema = z.object({
   query: z.string(),
-  path: z.string().nullable(),
-  k: z.number().int().positive(),
-  inScope: z.number().int().nonnegative(),
+  path: z.nullable(z.string()),
+  k: z.int().check(z.positive()),
+  inScope: z.int().check(z.nonnegative()),
   exceeded: z.boolean(),
   hits: z.array(
     z.object({
       file: z.string(),
-      line: z.number().int().positive(),
-      endLine: z.number().int().positive(),
+      line: z.int().check(z.positive()),
+      endLine: z.int().check(z.positive()),
       type: TypeSchema,
       rule: z.boolean(),
       inScope: z.boolean(),
-      why: z.string().nullable(),
-      score: z.number().nonnegative(),
-      scope: ScopeSchema.nullable(),
+      why: z.nullable(z.string()),
+      score: z.number().check(z.nonnegative()),
+      scope: z.nullable(ScopeSchema),
       text: z.string(),
     }),
   ),

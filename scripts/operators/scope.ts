@@ -13,8 +13,9 @@
  * Globs are anchored at the project root and normalised: "./a/b/" -> "a/b/**", "a/b" -> "a/b/**",
  * "*.ts" -> "**\/*.ts", "a/x.ts" stays a file path; backslashes become "/".
  */
-import picomatch from "picomatch";
-import { parse as parseYaml } from "yaml";
+import { normaliseGlob } from "./globs.js";
+
+export { compileGlobs, frontmatterGlobs, globsOverlap, matchesPath, normaliseGlob, probesOf } from "./globs.js";
 
 /** What a rule governs. `topics` (lower-cased) are listed for every kind: section topic first, then named identifiers. */
 export interface Scope {
@@ -56,7 +57,7 @@ const RULE_WORDS = new Set(
   "rules rule constraints constraint guidelines guideline conventions convention policies policy principles requirements must never always don't dont forbidden prohibited mandatory permissions non-negotiable musts regeln pflichten niemals immer verboten reglas nunca siempre obligatorio prohibido règles jamais toujours interdit правила запрещено никогда обязательно".split(" "),
 );
 const RULE_CJK = /规则|规范|约束|禁止|必须|ルール|規則|禁止事項|必須|규칙|금지|필수/;
-const IDENT_RE = /`([A-Za-z_$][\w$.]*(?:\(\))?)`|\b([a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+)\b/g;
+const IDENT_RE = /`([A-Za-z_$][\w$.:-]*(?:\(\))?)`/g;
 
 /** True for a token that can only be a path (trailing "/", 2+ "/", a glob, a known root folder, or a file extension). */
 function strongPath(tok: string): boolean {
@@ -75,26 +76,6 @@ function plausiblePath(tok: string): boolean {
   return true;
 }
 
-/**
- * Normalise a path or glob to a project-root-anchored glob: strips quotes, backticks, trailing
- * punctuation, "./" and a leading "/"; a folder becomes "folder/**", a bare "*.ext" or ".ext"
- * becomes "**\/*.ext". Returns "" for input with nothing path-like left.
- */
-export function normaliseGlob(raw: string): string {
-  let g = raw.trim().replace(/\\/g, "/");
-  for (let prev = ""; prev !== g; ) {
-    prev = g;
-    g = g.replace(/^[`'"(]+/, "").replace(/[`'".,;:!?)\]]+$/, "");
-  }
-  g = g.replace(/^[A-Za-z]:\//, "").replace(/^(?:\.\/)+/, "").replace(/^\/+/, "").replace(/\/{2,}/g, "/");
-  if (g === "" || g === "." || g === "/") return "";
-  if (/^\.[A-Za-z]\w{0,7}$/.test(g) && !g.includes("/")) return `**/*${g}`;
-  if (/[*?{[]/.test(g)) return g.includes("/") ? g : `**/${g}`;
-  if (g.endsWith("/")) return `${g}**`;
-  const last = g.split("/").pop() ?? "";
-  if (/^[^.]+\.[A-Za-z0-9]{1,8}$/.test(last) && g.includes("/")) return g;
-  return `${g}/**`;
-}
 
 const FILE_WORD = /\b(?:files?|sources?|modules?|code|components|tests?|scripts?)\b/i;
 const scanCache = new Map<string, string[]>();
@@ -144,17 +125,48 @@ function pathsInText(text: string, anywhere: boolean): string[] {
 
 /** Lower-cased topic of a heading, or "" when the heading is generic ("Notes") or names rules ("Hard rules", "NEVER"). */
 export function headingTopic(heading: string): string {
+  let v = topicCache.get(heading);
+  if (v === undefined) {
+    if (topicCache.size > 5000) topicCache.clear();
+    v = topicOf(heading);
+    topicCache.set(heading, v);
+  }
+  return v;
+}
+
+const topicCache = new Map<string, string>();
+
+/**
+ * True when a heading names a rules section ("Hard rules", "NEVER", "Ground rules (set by the ward
+ * manager)", "禁止事项"): such a heading carries the sense of the rules under it, so decompose copies it
+ * with them and retrieve returns it as an in-scope rule.
+ */
+export function namesRules(heading: string): boolean {
+  let v = rulesCache.get(heading);
+  if (v === undefined) {
+    const clean = heading.replace(/^\s*#{1,6}\s*/, "").replace(/[`*_#]/g, "").toLowerCase();
+    v = clean.split(/[^\p{L}\p{N}'-]+/u).some((w) => RULE_WORDS.has(w)) || RULE_CJK.test(clean);
+    if (rulesCache.size > 5000) rulesCache.clear();
+    rulesCache.set(heading, v);
+  }
+  return v;
+}
+
+const rulesCache = new Map<string, boolean>();
+
+function topicOf(heading: string): string {
   const clean = heading.replace(/[`*_#]/g, "").replace(/^\s*\d+[.)]\s*/, "").replace(/[:：]\s*$/, "").trim().toLowerCase();
   const words = clean.split(/[^\p{L}\p{N}'-]+/u).filter((w) => w !== "");
   if (words.length === 0 || words.every((w) => GENERIC.has(w)) || words.some((w) => RULE_WORDS.has(w)) || RULE_CJK.test(clean)) return "";
   return clean;
 }
 
-/** Identifiers a rule names: backticked code identifiers, camelCase, PascalCase with inner capitals, snake_case (lower-cased). */
+/** Identifiers a rule names: backticked code identifiers such as `chargeCard()` or `cust_key` (lower-cased, without "()"). */
 export function namedIdentifiers(text: string): string[] {
   const out: string[] = [];
+  if (!text.includes("`")) return out;
   for (const m of text.matchAll(IDENT_RE)) {
-    const id = (m[1] ?? m[2] ?? "").replace(/\(\)$/, "").toLowerCase();
+    const id = (m[1] ?? "").replace(/\(\)$/, "").toLowerCase();
     if (id.length > 1) out.push(id);
   }
   return [...new Set(out)];
@@ -195,87 +207,4 @@ export function inferUnitScope(u: { text: string; kind: string }, headings: read
   }
   if (u.kind === "code") return inferScope("", headings);
   return inferScope(u.text, headings);
-}
-
-const matcherCache = new Map<string, (p: string) => boolean>();
-
-/**
- * True when `path` matches any of `globs` (picomatch, dotfiles included). The path is normalised
- * ("\\" -> "/", leading "./" and "/" dropped) and also tried with each leading folder removed, so an
- * absolute path such as /home/me/repo/packages/api/x.ts matches "packages/api/**". Empty globs -> false.
- */
-export function matchesPath(globs: readonly string[], path: string): boolean {
-  if (globs.length === 0) return false;
-  const isMatch = matcher(globs);
-  let p = path.trim().replace(/\\/g, "/").replace(/^(?:\.\/)+/, "").replace(/^\/+/, "").replace(/\/+$/, "");
-  while (p !== "") {
-    if (isMatch(p)) return true;
-    const slash = p.indexOf("/");
-    if (slash < 0) break;
-    p = p.slice(slash + 1);
-  }
-  return false;
-}
-
-/** Compiled picomatch matcher for a glob list (dotfiles included), cached like a compiled regex. */
-function matcher(globs: readonly string[]): (p: string) => boolean {
-  const key = globs.length === 1 ? (globs[0] as string) : globs.join("\u0000");
-  let isMatch = matcherCache.get(key);
-  if (!isMatch) {
-    isMatch = picomatch([...globs], { dot: true });
-    if (matcherCache.size > 1000) matcherCache.clear();
-    matcherCache.set(key, isMatch);
-  }
-  return isMatch;
-}
-
-/**
- * True when two globs can match a common path: either glob matches the other's literal base
- * folder (or a file in it). Used to decide whether a path-scoped rule governs a path-named partition.
- */
-export function globsOverlap(ruleGlobs: readonly string[], areaGlobs: readonly string[]): boolean {
-  for (const area of areaGlobs) {
-    const rule = matcher(ruleGlobs);
-    for (const probe of probesOf(area)) if (rule(probe)) return true;
-    for (const r of ruleGlobs) {
-      const rb = probesOf(r)[1];
-      if (rb !== undefined && matcher([area])(rb)) return true;
-    }
-  }
-  return false;
-}
-
-const probeCache = new Map<string, string[]>();
-
-/** Literal stand-ins of a glob: the glob with wildcards filled in, and a file under its literal base folder. */
-function probesOf(glob: string): string[] {
-  let v = probeCache.get(glob);
-  if (!v) {
-    const scan = picomatch.scan(glob);
-    const filled = scan.isGlob ? glob.replace(/\*\*\/?/g, "x/").replace(/\*/g, "x").replace(/\/+$/, "") : glob;
-    v = scan.base !== "" ? [filled, `${scan.base}/x`] : [filled];
-    if (probeCache.size > 5000) probeCache.clear();
-    probeCache.set(glob, v);
-  }
-  return v;
-}
-
-/**
- * Globs of a frontmatter block's `paths:` (Claude Code rules) or `globs:` (Cursor rules) key, normalised.
- * Input: the frontmatter unit text including its "---" lines. Accepts a YAML list or a comma-separated
- * string; returns [] for no key or YAML that does not parse (never throws).
- */
-export function frontmatterGlobs(frontmatter: string): string[] {
-  const body = frontmatter.replace(/^---[^\n]*\n/, "").replace(/\n(?:---|\.\.\.)\s*$/, "");
-  let data: unknown;
-  try {
-    data = parseYaml(body);
-  } catch {
-    return [];
-  }
-  if (data === null || typeof data !== "object") return [];
-  const rec = data as Record<string, unknown>;
-  const raw = rec.paths ?? rec.globs;
-  const list = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : [];
-  return [...new Set(list.filter((x): x is string => typeof x === "string").map(normaliseGlob).filter((g) => g !== ""))];
 }

@@ -32,13 +32,13 @@ export function requestKind(body) {
 
 const newId = (p) => `${p}_${crypto.randomBytes(10).toString("hex")}`;
 
-function message(body, text) {
-  const usage = { input_tokens: Math.ceil(JSON.stringify(body).length / 4), output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+function message(body, text, fake = {}) {
+  const usage = { input_tokens: Math.ceil(JSON.stringify(body).length / 4), output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...fake };
   return { id: newId("msg"), type: "message", role: "assistant", model: body.model || "mock", content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage };
 }
 
-function send(res, body, text) {
-  const msg = message(body, text);
+function send(res, body, text, fakeUsage) {
+  const msg = message(body, text, fakeUsage);
   if (!body.stream) {
     res.writeHead(200, { "content-type": "application/json", "request-id": newId("req") });
     res.end(JSON.stringify(msg));
@@ -56,7 +56,8 @@ function send(res, body, text) {
 }
 
 /**
- * Start the mock. `turns`: texts answered, in order, to "main" requests; `summary`: the canned compaction
+ * Start the mock. `turns`: {text, usage?} answered, in order, to "main" requests (a fake `usage`, e.g.
+ * {input_tokens: 90000} with CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000, makes the CLI auto-compact next); `summary`: the canned compaction
  * summary (wrapped in <analysis>/<summary> as the CLI expects). `latencyMs` (default 250) keeps the CLI's
  * transcript writer ahead of the reply. Resolves to { port, close(), requests, unusedTurns() }.
  */
@@ -84,13 +85,14 @@ export function startMockApi({ turns = [], summary = "Nothing is pending.", logF
         res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `mock: no route ${path}` } }));
         return;
       }
+      const turn = kind === "main" ? (queue.shift() ?? { text: "OK (mock queue empty)." }) : {};
       const text =
         kind === "compact"
           ? `<analysis>Mock analysis.</analysis>\n<summary>\n${summary}\n</summary>`
           : kind === "main"
-            ? (queue.shift()?.text ?? "OK (mock queue empty).")
+            ? turn.text
             : JSON.stringify({ title: "Mock session" });
-      setTimeout(() => send(res, body, text), latencyMs);
+      setTimeout(() => send(res, body, text, turn.usage), latencyMs);
     });
   });
   return new Promise((resolve, reject) => {

@@ -5,8 +5,12 @@
  */
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { bytesOf, looksLikeJson, P, payload, rulesDirOf, runHook, snapshot, tempProject } from "./helpers.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { bytesOf, cleanup, looksLikeJson, P, payload, rulesDirOf, runHook, snapshot, tempProject } from "./helpers.js";
+
+// Each case spawns the bundle (node start-up ~0.3-1 s, more on a busy CI machine): no per-test timing.
+vi.setConfig({ testTimeout: 60_000 });
+afterAll(cleanup);
 
 const rulesText = (project: string): string =>
   readdirSync(rulesDirOf(project))
@@ -119,7 +123,7 @@ describe("SessionEnd", () => {
     const { project, transcript } = tempProject();
     const r = runHook("session-end", payload(P.end, transcript, project));
     expect(r).toMatchObject({ code: 0, stdout: "", stderr: "" });
-    for (let t = 0; t < 100 && !existsSync(join(rulesDirOf(project), "constraints.md")); t++) await new Promise((res) => setTimeout(res, 100));
+    for (let t = 0; t < 300 && !existsSync(join(rulesDirOf(project), "constraints.md")); t++) await new Promise((res) => setTimeout(res, 100));
     await new Promise((res) => setTimeout(res, 300));
     expect(rulesText(project)).toContain("Do not add a co-author line to commit messages.");
   });

@@ -1,6 +1,6 @@
 /** Helpers for hook tests: run the BUILT bundle (dist/triage.mjs) as Claude Code would, with fixtures. */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 
@@ -28,9 +28,16 @@ export function runHook(event: string, stdin: string | Buffer, env: Record<strin
   return { code: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", ms: performance.now() - t0 };
 }
 
+const made: string[] = [];
+/** Delete every temp folder made by tempProject in this test file (call from afterAll). */
+export function cleanup(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
 /** A fresh project folder (optionally with `name` as its last segment) and a copy of the fixture transcript. */
 export function tempProject(name = "proj"): { root: string; project: string; transcript: string } {
   const root = mkdtempSync(join(tmpdir(), "kt-hook-"));
+  made.push(root);
   const project = join(root, name);
   mkdirSync(project, { recursive: true });
   const transcript = join(root, "session.jsonl");

@@ -3,10 +3,14 @@
  * missing or empty transcript_path. Exit code 0 every time, at most one stderr line, never JSON on stdout.
  * (BL-15, BL-16, BL-17, BL-18, BL-20.)
  */
-import { readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { bytesOf, fixtures, looksLikeJson, P, payload, rulesDirOf, runHook, snapshot, tempProject } from "./helpers.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { bytesOf, cleanup, fixtures, looksLikeJson, P, payload, rulesDirOf, runHook, snapshot, tempProject } from "./helpers.js";
+
+// Each case spawns the bundle (node start-up ~0.3-1 s, more on a busy CI machine): no per-test timing.
+vi.setConfig({ testTimeout: 60_000 });
+afterAll(cleanup);
 
 const fixture = (f: string): Buffer => readFileSync(join(fixtures, f));
 const stderrLines = (s: string): string[] => s.split("\n").filter((l) => l.trim() !== "");
@@ -90,6 +94,8 @@ describe("transcript_path problems touch nothing (BL-16, BL-17)", () => {
 describe("valid payloads", () => {
   it("accept unknown fields and non-ASCII bytes; cwd round-trips (BL-15)", () => {
     const { project, transcript } = tempProject("Zoë 中文 proj");
+    const line = '{"type":"user","isSidechain":false,"sessionId":"s","uuid":"u-bl15","message":{"role":"user","content":"Never rename the 中文 → docs folder 🚀';
+    appendFileSync(transcript, Buffer.concat([Buffer.from(line), Buffer.from([0x8f]), Buffer.from('."}}\n')]));
     const obj = JSON.parse(payload(P.preAuto, transcript, project));
     const text = JSON.stringify({ ...obj, future_field: { nested: [1, "→"] }, effort: { level: "high" } });
     // A raw invalid byte (0x8F) inside an unknown string field: decoded as U+FFFD, parsing continues.
@@ -99,6 +105,16 @@ describe("valid payloads", () => {
     expect(looksLikeJson(r.stdout)).toBe(false);
     expect(r.stderr).toBe("");
     expect(existsSync(rulesDirOf(project))).toBe(true); // written under the exact (non-ASCII) cwd
+    const files = bytesOf(snapshot(rulesDirOf(project)));
+    const md = readFileSync(join(rulesDirOf(project), "constraints.md"), "utf8");
+    expect(md).toContain("Never rename the 中文 → docs folder 🚀"); // the invalid byte did not stop the rest
+    // Same bytes whatever the locale (BL-15: cp1252/cp932 decoding bugs elsewhere).
+    const locales: Array<Record<string, string>> = [{ LC_ALL: "C" }, { LANG: "ja_JP.SJIS", LC_ALL: "ja_JP.SJIS" }, { LANG: "en_US.CP1252" }];
+    for (const env of locales) {
+      const again = runHook("pre-compact", bytes, env);
+      expect([again.code, again.stdout, again.stderr]).toEqual([0, r.stdout, ""]);
+      expect(bytesOf(snapshot(rulesDirOf(project)))).toEqual(files);
+    }
   });
 
   it("take the transcript from stdin, never from an env var or a positional argument (BL-18)", () => {

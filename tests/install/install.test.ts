@@ -4,16 +4,24 @@
  * hook run through the command the installer wrote (BL-30: nothing path-scoped under ~/.claude/rules).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+
+// Each case spawns the bundle (node start-up ~0.3-1 s, more on a busy CI machine): no per-test timing.
+vi.setConfig({ testTimeout: 60_000 });
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 const repo = resolve(import.meta.dirname, "..", "..");
 const bundle = join(repo, "dist", "triage.mjs");
 
 function setup(git = true): { home: string; project: string } {
   const root = mkdtempSync(join(tmpdir(), "kt-install-"));
+  made.push(root);
   const home = join(root, "home");
   const project = join(root, "project");
   mkdirSync(home);

@@ -63,3 +63,30 @@ describe("durability: retractions and exceptions are recognised", () => {
     expect(verdict("Never run `terraform apply` without a saved plan file.")?.type).toBe("constraint");
   });
 });
+
+describe("durability: a new prohibition with 'anymore' is a rule, not a retraction", () => {
+  it.each(["don't use var anymore", "Tests are no longer allowed to hit the network."])("%s", (text) => {
+    const v = verdict(text);
+    expect(v?.kind).toBe("rule");
+    expect(v?.keep).toBe(true);
+  });
+  it.each(["you don't need to run the lint before pushing anymore, CI does it", "the changelog entry is no longer required", "no need to sign commits"])("%s is a retraction", (text) => {
+    expect(verdict(text)?.kind).toBe("retraction");
+  });
+});
+
+describe("durability: first-person needs are requests, third-person needs are rules", () => {
+  it.each(["we need a staging bucket for the image uploads", "the database password is [REDACTED] if you need to connect locally", "I have to leave early today"])("drops %s", (text) => {
+    expect(verdict(text)?.keep).toBe(false);
+  });
+  it("keeps 'every query against prod needs a LIMIT clause'", () => {
+    expect(verdict("every query against prod needs a LIMIT clause")?.keep).toBe(true);
+  });
+});
+
+describe("durability: a sentence with no rule cue is dropped whatever the classifier says", () => {
+  const alwaysConstraint = { name: "worst-case", scores: (u: readonly unknown[]) => u.map(() => ({ constraint: 1, procedural: 0, belief: 0, preference: 0, episodic: 0 })) };
+  it.each(["we need a staging bucket for the image uploads", "fix the login test", "looks good, commit this one", "The staging database runs Postgres 16.", "Please say ok.", "what does the mailer do on bounce?"])("%s", (text) => {
+    expect(judge([{ text, source: src }], alwaysConstraint)[0]?.keep).toBe(false);
+  });
+});

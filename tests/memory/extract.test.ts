@@ -281,7 +281,7 @@ describe("extract: hand edits and locking", { timeout: 30_000 }, () => {
 });
 
 describe("extract: secrets never reach any output", () => {
-  it("none of the 35 fake secret shapes appears in rule files, sidecar, cursor, report or pinned text", async () => {
+  it("none of the fake secret shapes (37) appears in rule files, sidecar, cursor, report or pinned text", async () => {
     const p = tempProject();
     const lines = FAKE_SECRETS.map((s) => user(`${s.text}. Never share it outside the team.`));
     const r = await extractText(p, jsonl(lines));
@@ -322,5 +322,28 @@ describe("extract: unwritable rules folder (BL-29)", () => {
     await expect(extractText({ transcript: p.transcript, rulesDir: join(p.dir, "blocker", "rules") }, jsonl([user("Never push to main.")]))).rejects.toMatchObject({
       code: "RULES_DIR_UNWRITABLE",
     });
+  });
+});
+
+describe("extract: byte-order mark", () => {
+  it("a UTF-8 BOM before the first line does not lose that line", async () => {
+    const p = tempProject();
+    await extractText(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(jsonl([user("Never push to main.")]))]));
+    expect(activeRules(p.rulesDir)).toEqual(["Never push to main."]);
+  });
+});
+
+describe("extract: lost state folder", () => {
+  it("recovers the rules from our own files instead of duplicating them", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Never push to main."), user("In packages/api, always validate input with zod."), user("To deploy, run `make deploy ENV=prod`.")]));
+    const before = Object.fromEntries(Object.entries(snapshot(p.rulesDir)).filter(([k]) => k.endsWith(".md")));
+    const { rmSync } = await import("node:fs");
+    rmSync(join(p.rulesDir, ".state"), { recursive: true });
+    appendFileSync(p.transcript, jsonl([user("Never push to main.")]));
+    const r = await extractText(p, null);
+    expect(r.warnings.join("\n")).toContain("recovered");
+    const after = Object.fromEntries(Object.entries(snapshot(p.rulesDir)).filter(([k]) => k.endsWith(".md")));
+    expect(after).toEqual(before);
   });
 });

@@ -73,6 +73,14 @@ describe("export", () => {
     expect(out[0]?.content).toContain("alwaysApply: true");
     expect(out[1]?.content).toMatch(/globs: packages\/api\/\*\*\nalwaysApply: false/);
   });
+  it("windsurf and gemini: trigger frontmatter and a GEMINI.md block", () => {
+    const w = planExport("windsurf", files);
+    expect(w[0]?.content).toContain("trigger: always_on");
+    expect(w[1]?.content).toContain("trigger: glob\nglobs: packages/api/**");
+    const g = planExport("gemini", files);
+    expect(g[0]?.path).toBe("GEMINI.md");
+    expect(g[0]?.content).toContain("### Files matching `packages/api/**`");
+  });
   it("copilot: applyTo", () => {
     const out = planExport("copilot", files);
     expect(out.map((f) => f.path)[0]).toBe(".github/instructions/knowledge-triage.instructions.md");

@@ -39,3 +39,15 @@ describe("redact: batch mapping", () => {
     expect(texts).toEqual(["first is clean", "second has [REDACTED] inside", "third is clean"]);
   });
 });
+
+describe("redact: pathological input terminates (no catastrophic backtracking)", () => {
+  it.each([
+    ["dotted run", `${"a.".repeat(40_000)}x`],
+    ["dashed run", `${"token-".repeat(15_000)}x`],
+    ["base64 run", "QUJD".repeat(20_000)],
+    ["at signs", `${"a@".repeat(20_000)}`],
+  ])("%s", async (_n, text) => {
+    const { texts } = await redactTexts([text]);
+    expect(typeof texts[0]).toBe("string");
+  });
+});

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { estimateTokens, resolveBudget } from "../../scripts/engine/budget.js";
-import { bm25Index, terms } from "../../scripts/operators/bm25.js";
+import { bm25Index, bm25Scores, hashTerm, termHashes, terms } from "../../scripts/operators/bm25.js";
 
 describe("estimateTokens", () => {
   it.each([
@@ -63,5 +63,32 @@ describe("terms and BM25", () => {
     expect(deploy[1]).toBeCloseTo(0.390192, 5);
     // smooth idf ln((1 + N) / (1 + df)) + 1 for "deploy": ln(4 / 3) + 1
     expect(index.idf("deploy")).toBeCloseTo(Math.log(4 / 3) + 1, 10);
+  });
+});
+
+describe("bm25Scores", () => {
+  it("equals the index scores for any documents and query", () => {
+    const term = fc.constantFrom("a", "b", "c", "d", "e");
+    fc.assert(
+      fc.property(fc.array(fc.array(term, { maxLength: 8 }), { minLength: 1, maxLength: 8 }), fc.array(term, { maxLength: 4 }), (docs, q) => {
+        const want = bm25Index(docs).score(q);
+        bm25Scores(docs, q).forEach((s, i) => {
+          expect(s).toBeCloseTo(want[i] as number, 10);
+        });
+      }),
+    );
+  });
+});
+
+describe("termHashes", () => {
+  it("hashes exactly the terms of terms()", () => {
+    const word = fc.constantFrom("Running", "the", "changes", "studies", "boxes", "stopped", "class", "v2", "部署环境", "Größe", "Ärzte", "x", "is", "focus", "passes", "___", "42nd");
+    fc.assert(
+      fc.property(fc.array(fc.oneof(word, fc.string()), { maxLength: 12 }), (ws) => {
+        const text = ws.join(" ");
+        expect(termHashes(text)).toEqual(terms(text).map(hashTerm));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,0 +1,217 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ClassifyRowSchema } from "../../scripts/schemas.js";
+import { TYPES } from "../../scripts/engine/types.js";
+import { segment } from "../../scripts/engine/units.js";
+import { bundle, bundledModel, ensureBundle, mapWeights, expectOneLineError, fixtures, tempDir, triage, removeTempDirs } from "./helpers.js";
+
+const small = join(fixtures, "docs", "small.md");
+const mixed = join(fixtures, "docs", "mixed.md");
+
+const parseRows = (stdout: string) => {
+  const raw = JSON.parse(stdout) as unknown[];
+  expect(Array.isArray(raw)).toBe(true);
+  return raw.map((r) => ClassifyRowSchema.parse(r));
+};
+
+vi.setConfig({ testTimeout: 60_000 });
+beforeAll(() => ensureBundle(), 180_000);
+afterAll(() => removeTempDirs());
+
+describe("triage classify --json", () => {
+  it("every row matches ClassifyRowSchema; lines are 1-based; scores sum to 1; structure omitted", () => {
+    const r = triage(["classify", mixed, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe("");
+    const rows = parseRows(r.stdout);
+    const src = readFileSync(mixed, "utf8");
+    const lines = src.split("\n");
+    const content = segment(src).filter((u) => !["blank", "fence", "rule", "table-separator"].includes(u.kind));
+    expect(rows.map((x) => [x.line, x.endLine])).toEqual(content.map((u) => [u.line, u.endLine]));
+    for (const row of rows) {
+      expect(row.file).toBe(mixed);
+      expect(row.type).not.toBe("structure");
+      expect(row.line).toBeGreaterThanOrEqual(1);
+      expect(row.endLine).toBeLessThanOrEqual(lines.length);
+      // Text is the source lines, verbatim.
+      expect(row.text).toBe(lines.slice(row.line - 1, row.endLine).join("\n"));
+      const sum = TYPES.reduce((a, t) => a + row.scores[t], 0);
+      expect(Math.abs(sum - 1)).toBeLessThan(1e-3);
+      expect(row.confidence).toBe(row.scores[row.type as (typeof TYPES)[number]]);
+    }
+    // Spot checks on the real-shaped file: frontmatter is one row; the code block is one row; the table row is a row.
+    expect(rows[0]).toMatchObject({ line: 1, endLine: 3 });
+    expect(rows.find((x) => x.text === "make test")).toBeDefined();
+    expect(rows.find((x) => x.text.startsWith("| staging"))).toBeDefined();
+    expect(rows.find((x) => x.text.startsWith("- Refunds above 500 EUR"))?.type).toBe("constraint");
+    expect(rows.find((x) => x.text === "make test")?.type).toBe("procedural");
+  });
+
+  it("several files and stdin (-): rows grouped by file in argument order", () => {
+    const stdin = "## Rules\n- Never skip code review.\n";
+    const r = triage(["classify", "--json", small, "-", mixed], { input: stdin });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = parseRows(r.stdout);
+    const files = [...new Set(rows.map((x) => x.file))];
+    expect(files).toEqual([small, "-", mixed]);
+    const fromStdin = rows.filter((x) => x.file === "-");
+    expect(fromStdin.map((x) => [x.line, x.text])).toEqual([
+      [1, "## Rules"],
+      [2, "- Never skip code review."],
+    ]);
+    expect(fromStdin[1]?.type).toBe("constraint");
+  });
+
+  it("an empty file gives [] and exit 0; CRLF input gives the same rows as LF", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "empty.md"), "");
+    const e = triage(["classify", "--json", join(dir, "empty.md")]);
+    expect(e.code).toBe(0);
+    expect(JSON.parse(e.stdout)).toEqual([]);
+    const lf = readFileSync(small, "utf8");
+    writeFileSync(join(dir, "crlf.md"), `\uFEFF${lf.replace(/\n/g, "\r\n")}`);
+    const a = parseRows(triage(["classify", "--json", small]).stdout);
+    const b = parseRows(triage(["classify", "--json", join(dir, "crlf.md")]).stdout);
+    expect(b.map(({ file: _f, ...rest }) => rest)).toEqual(a.map(({ file: _f, ...rest }) => rest));
+  });
+});
+
+describe("triage classify: readable table", () => {
+  it("prints a header per file, one row per unit with range, type, confidence and text, then counts", () => {
+    const r = triage(["classify", small, mixed]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout.split("\n");
+    expect(out[0]).toBe(`== ${small}`);
+    expect(out).toContain(`== ${mixed}`);
+    const rule = out.find((l) => l.includes("Never force-push"));
+    expect(rule).toMatch(/^\s+4\s+CONSTRAINT\s+\d\.\d\d\s+- Never force-push to `main`\.$/);
+    // A multi-line unit shows its line range and how many lines were folded.
+    expect(out.find((l) => l.includes("Start the stack:"))).toMatch(/^\s+11-12\s+\S+\s+\d\.\d\d\s+1\. Start the stack: \(\+1 lines\)$/);
+    const json = parseRows(triage(["classify", "--json", small, mixed]).stdout);
+    const summary = out.find((l) => /^\d+ units: /.test(l));
+    expect(summary).toBe(`${json.length} units: ${TYPES.map((t) => `${json.filter((x) => x.type === t).length} ${t}`).join(", ")}`);
+  });
+
+  it("truncates long lines with an ellipsis so rows stay on one line", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "long.md"), `- ${"Never drop the audit table. ".repeat(40)}\n`);
+    const r = triage(["classify", join(dir, "long.md")]);
+    const row = r.stdout.split("\n")[1] as string;
+    expect(row.endsWith("…")).toBe(true);
+    expect(row.length).toBeLessThan(140);
+  });
+});
+
+describe("triage classify: odd input", () => {
+  it("invalid UTF-8 exits 0, warns on stderr, and still classifies the file", () => {
+    const dir = tempDir();
+    const f = join(dir, "latin1.md");
+    writeFileSync(f, Buffer.concat([Buffer.from("# Caf"), Buffer.from([0xe9]), Buffer.from("\n- Never serve cold coffee.\n")]));
+    const r = triage(["classify", "--json", f]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^triage: warning: .*latin1\.md: not valid UTF-8/m);
+    const rows = parseRows(r.stdout);
+    expect(rows[0]?.text).toBe("# Caf\uFFFD");
+    expect(rows).toHaveLength(2);
+  });
+
+  it("a binary file with NUL bytes exits 0 with a warning", () => {
+    const dir = tempDir();
+    const f = join(dir, "blob.md");
+    writeFileSync(f, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0xff, 0xfe, 10, 0, 1, 2, 3]));
+    const r = triage(["classify", f]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/NUL bytes/);
+  });
+
+  it("a 1 MB line is classified without trouble", () => {
+    const dir = tempDir();
+    const f = join(dir, "big.md");
+    writeFileSync(f, `# Big\n- ${"always rotate the keys ".repeat(48_000)}\n- Run \`make\`.\n`);
+    const r = triage(["classify", "--json", f]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = parseRows(r.stdout);
+    expect(rows.map((x) => x.line)).toEqual([1, 2, 3]);
+    expect(rows[1]?.text.length).toBeGreaterThan(1_000_000);
+  });
+});
+
+describe("triage classify --model", () => {
+  it("/dev/null selects the regex tier (fixed 0.7 confidence)", () => {
+    const r = triage(["classify", "--json", "--model", "/dev/null", small]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = parseRows(r.stdout);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.confidence).toBe(0.7);
+  });
+
+  it("/dev/null works with zero files: a bundle copied without model/ still runs", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "dist"));
+    const bin = join(dir, "dist", "triage.mjs");
+    copyFileSync(bundle, bin);
+    const ok = triage(["classify", "--json", small, "--model", "/dev/null"], { bin, cwd: dir });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(parseRows(ok.stdout).find((x) => x.text.includes("Never force-push"))?.type).toBe("constraint");
+    // Without --model the missing default model is a one-line error.
+    const missing = triage(["classify", small], { bin, cwd: dir });
+    expect(expectOneLineError(missing)).toMatch(/model.*ENOENT/);
+  });
+
+  describe("a bad model file is a one-line error, exit 1, no stack trace", () => {
+    const dir = tempDir();
+    const model = JSON.parse(readFileSync(bundledModel, "utf8")) as Record<string, unknown>;
+    const write = (name: string, value: unknown): string => {
+      const p = join(dir, name);
+      writeFileSync(p, typeof value === "string" ? value : JSON.stringify(value));
+      return p;
+    };
+    const cases: [string, string, RegExp][] = [
+      ["not JSON", write("notjson.json", "{\"format\": "), /not JSON/],
+      ["wrong format", write("format.json", { ...model, format: "other/model" }), /not a Knowledge Triage model/],
+      ["wrong version", write("version.json", { ...model, version: 99 }), /version 99 is not supported/],
+      ["four classes", write("classes.json", { ...model, classes: TYPES.slice(0, 4) }), /invalid model: classes/],
+      ["idf mismatch", write("idf.json", { ...model, idf: "AAAAAA==" }), /idf: has 1 entries/],
+      ["bad base64", write("b64.json", { ...model, weights: mapWeights(model, () => "***") }), /must be base64/],
+      [
+        "corrupt base64 of the right length",
+        write("b64len.json", { ...model, idf: `%%%%%%%%%%%%%%%%${(model.idf as string).slice(16)}` }),
+        /invalid model: idf/,
+      ],
+      ["empty file", write("empty.json", ""), /empty model file/],
+      ["directory", dir, /is a directory/],
+      ["missing file", join(dir, "absent.json"), /cannot read model .*ENOENT/],
+    ];
+    for (const [name, path, re] of cases) {
+      it(name, () => {
+        const r = triage(["classify", small, "--model", path]);
+        expect(expectOneLineError(r)).toMatch(re);
+        expect(r.stdout).toBe("");
+      });
+    }
+  });
+});
+
+describe("triage classify: wrong arguments are one-line errors with exit 1", () => {
+  const cases: [string, string[], RegExp][] = [
+    ["unknown option", ["classify", "--bogus", small], /unknown option '--bogus'/],
+    ["no files", ["classify"], /missing required argument/],
+    ["missing file", ["classify", "no-such-file.md"], /cannot read no-such-file\.md: no such file/],
+    ["directory", ["classify", fixtures], /is a directory/],
+    ["stdin twice", ["classify", "-", "-"], /stdin/],
+  ];
+  for (const [name, args, re] of cases) {
+    it(name, () => {
+      const r = triage(args);
+      expect(expectOneLineError(r)).toMatch(re);
+    });
+  }
+
+  it("--help exits 0 and documents --json and --model", () => {
+    const r = triage(["classify", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("--json");
+    expect(r.stdout).toContain("--model");
+  });
+});
