@@ -30,7 +30,9 @@ for (const D of [1000, 3000]) {
     const X = vectorize(ex, vocabulary, idf, DEFAULT_TRAIN_OPTIONS.groupWeights);
     const M = Matrix.zeros(ex.length, D + 1);
     X.forEach((x, i) => {
-      x.idx.forEach((j, t) => M.set(i, j, x.val[t] as number));
+      x.idx.forEach((j, t) => {
+        M.set(i, j, x.val[t] as number);
+      });
       M.set(i, D, 1); // bias column
     });
     return M;

@@ -21,8 +21,9 @@ export function precompactText(count: number): string {
     "stated word for word, and leave out any rule the user later withdrew.\n"
   );
 }
+/** SessionStart(compact) header: true whether the rules were stated before this compaction or in earlier sessions. */
 export const SESSIONSTART_HEAD =
-  "Knowledge Triage: rules the user stated earlier in this session, kept word for word across compaction " +
+  "Knowledge Triage: rules the user stated, kept word for word across compaction " +
   "(source: .claude/rules/knowledge-triage/). Follow them.";
 
 /** Header + pinned rules as plain text, under HOOK_OUTPUT_MAX_CHARS chars and bytes; "" when none. */

@@ -12,7 +12,7 @@ import * as z from "zod/mini";
 import { regexClassifier, type Classifier } from "./engine/classify.js";
 import { loadClassifier } from "./io.js";
 import { HOOK_OUTPUT_MAX_CHARS, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
-import { defaultRulesDir, extractTranscript, renderPinnedRules, type ExtractReport } from "./memory/api.js";
+import { defaultRulesDir, extractTranscript, lazyClassifier, renderPinnedRules, type ExtractReport } from "./memory/api.js";
 import { redactSync } from "./memory/redact.js";
 
 /** Events accepted by `triage hook <event>`; `session-end-worker` is the detached child of `session-end`. */
@@ -144,13 +144,21 @@ function log(ctx: Ctx, message: string, debug = false): void {
   }
 }
 
+/**
+ * The classifier for one hook run, loaded lazily (lazyClassifier): a run with nothing new in the transcript
+ * never reads the model. A model that fails to load falls back to the regex tier (logged in debug mode).
+ */
 function classifier(ctx: Ctx): Classifier {
-  try {
-    return loadClassifier();
-  } catch (e) {
-    log(ctx, `model not loaded (${(e as Error).message}); using the regex tier`, true);
-    return regexClassifier;
-  }
+  return lazyClassifier(() => {
+    try {
+      const c = loadClassifier();
+      log(ctx, `classifier loaded: ${c.name}`, true);
+      return c;
+    } catch (e) {
+      log(ctx, `model not loaded (${(e as Error).message}); using the regex tier`, true);
+      return regexClassifier;
+    }
+  });
 }
 
 async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string): Promise<ExtractReport> {

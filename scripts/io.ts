@@ -37,7 +37,7 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
 /** Read a file path, or stdin for "-". Throws UsageError (one line) when the path cannot be read. */
 export function readInput(path: string): DecodedInput {
   if (path === "-") return decodeBytes(readFileSync(0), "-");
-  let st;
+  let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
   } catch {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { resolveBudget, estimateTokens } from "../engine/budget.js";
-import { classifyMarkdown } from "../engine/classify.js";
+import { segment } from "../engine/units.js";
+import { classifyForOperators } from "../operators/policy.js";
 import { UsageError } from "../errors.js";
 import { loadClassifier, readInput, writeFileAtomic } from "../io.js";
 import { compact } from "../operators/compact.js";
@@ -55,7 +56,7 @@ export function registerCompact(program: Command): void {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       const input = readInput(file);
       for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
-      const units = classifyMarkdown(input.text, loadClassifier(opts.model));
+      const units = classifyForOperators(segment(input.text), loadClassifier(opts.model));
       const inputTokens = units.length ? estimateTokens(`${units.map((u) => u.text).join("\n")}\n`) : 0;
       const budget = budgetFromFlags(opts, inputTokens);
       const result = compact(units, { budget, pinMass: pinMassFlag(opts.pinMass) }); // throws CompactionUnsafeError: nothing written

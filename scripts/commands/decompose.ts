@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { estimateTokens } from "../engine/budget.js";
-import { classifyMarkdown } from "../engine/classify.js";
+import { segment } from "../engine/units.js";
+import { classifyForOperators } from "../operators/policy.js";
 import { TriageError, UsageError } from "../errors.js";
 import { loadClassifier, readInput, writeFileAtomic } from "../io.js";
 import { decompose, type MemoryDoc } from "../operators/decompose.js";
@@ -41,7 +42,7 @@ export function registerDecompose(program: Command): void {
       const docs: MemoryDoc[] = files.map((f) => {
         const input = readInput(f);
         for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
-        return { name: f, units: classifyMarkdown(input.text, classifier) };
+        return { name: f, units: classifyForOperators(segment(input.text), classifier) };
       });
       const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
       const pinMass = pinMassFlag(opts.pinMass);

@@ -15,7 +15,7 @@ const MEMORY_EXT = new Set([".md", ".mdc", ".markdown", ".txt"]);
 export function collectMemoryFiles(paths: string[]): string[] {
   const out: string[] = [];
   const walk = (p: string, top: boolean): void => {
-    let st;
+    let st: ReturnType<typeof statSync>;
     try {
       st = statSync(p);
     } catch {

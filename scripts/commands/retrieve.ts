@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { classifyMarkdown } from "../engine/classify.js";
+import { segment } from "../engine/units.js";
+import { classifyForOperators } from "../operators/policy.js";
 import { UsageError } from "../errors.js";
 import { loadClassifier, readInput } from "../io.js";
 import type { MemoryDoc } from "../operators/decompose.js";
@@ -37,7 +38,7 @@ export function registerRetrieve(program: Command): void {
       const docs: MemoryDoc[] = (opts.base ?? []).map((f) => {
         const input = readInput(f);
         for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
-        return { name: f, units: classifyMarkdown(input.text, classifier) };
+        return { name: f, units: classifyForOperators(segment(input.text), classifier) };
       });
       const r = retrieve(docs, query, { k, path: opts.path, pinMass: pinMassFlag(opts.pinMass) });
       if (r.exceeded) process.stderr.write(`triage: note: ${r.inScope} in-scope rules exceed -k ${k}; all of them are returned\n`);

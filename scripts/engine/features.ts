@@ -12,7 +12,6 @@
  * (term frequencies); tf-idf weighting happens in the vectoriser (model.ts).
  */
 import { tokenize } from "./tokenize.js";
-import { COMMAND, EPISODIC, HARD, SOFT } from "./regex-tier.js";
 import type { Unit } from "./types.js";
 
 /** Bits of the hashed feature space (2^20 buckets). */
@@ -69,7 +68,6 @@ const IMPERATIVE = new Set([
 ]);
 
 const DATE_RE = /\b(19|20)\d\d[-/.](0?[1-9]|1[0-2])([-/.]\d\d?)?\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\b(yesterday|today|last (week|night|sprint|month|friday|monday))\b|\d{4}年\d{1,2}月|\d{1,2}月\d{1,2}日|\d{4}년|\d{1,2}월 \d{1,2}일/i;
-const PAST_RE = /\b(was|were|had|tried|fixed|added|removed|implemented|completed|merged|shipped|deployed|reverted|migrated|upgraded|switched|found|discovered|noticed|broke|failed|resolved|released|landed|moved|replaced|refactored|wrote|ran|did)\b|(しました|しました。|でした|完了|已完成|修复了|已经|было|были|сделал|сделали|исправил|исправлено|behoben|wurde|haben .* (gemacht|behoben)|hemos|se (arregló|corrigió)|했습니다|했다|완료)/i;
 const PATH_RE = /(^|[\s`'"(])(\.{0,2}\/)?[\w.@-]+\/[\w.*@{}-]+|\*\*?\/|\*\.\w+|\b[\w-]+\.(ts|tsx|js|mjs|py|go|rs|java|kt|rb|cs|swift|php|ex|yml|yaml|json|toml|md|sql|sh|env|lock)\b/;
 const FLAG_RE = /(^|\s)--?[a-z][\w-]*/i;
 const ENV_RE = /\b(export\s+)?[A-Z][A-Z0-9_]{2,}=\S*/;

@@ -6,7 +6,7 @@
 import * as z from "zod/mini";
 import type { Classifier } from "./classify.js";
 import { addSectionFeatures, analyze, GROUPS, HASH_BITS, unitFeatures } from "./features.js";
-import { TYPES, type KnowledgeType, type Unit } from "./types.js";
+import { TYPES, type Unit } from "./types.js";
 
 export const MODEL_FORMAT = "knowledge-triage/model";
 export const MODEL_VERSION = 3;

@@ -7,12 +7,20 @@
  */
 import { createHash } from "node:crypto";
 import { tokenize } from "../engine/tokenize.js";
+import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./schema.js";
 
 /** Jaccard similarity at or above which two same-polarity, same-scope rules are one rule. */
 export const DUPLICATE_JACCARD = 0.6;
 /** Overlap coefficient (|A∩B|/min(|A|,|B|)) at or above which a retraction targets a rule. */
 export const RETRACT_OVERLAP = 0.4;
+/**
+ * Share of a rule's head terms (its action/object: the text before any exception clause) that a scoped
+ * exception's head must repeat to refine that rule ("never force-push" -> "you may force-push to your own
+ * feature branches": 2/2). Rules that only share a template ("Never let X touch Y unless Z ...") share
+ * one or two of their head terms and stay separate rules.
+ */
+export const REFINE_HEAD_SHARE = 0.75;
 
 const STOP = new Set(
   ("a an the to of in on at for with and or but is are be been being it its this that these those you your we our i me my " +
@@ -152,6 +160,51 @@ export function findTarget(store: Store, text: string, minOverlap = RETRACT_OVER
   return best;
 }
 
+/**
+ * Split a statement at its first exception cue (except, unless, other than, außer, 除了 ... from
+ * durability.ts): `head` is the rule's own action/object, `clause` the exception ("" when none).
+ * "except in internal/migrations, where raw SQL is fine" has an empty head (a bare exception).
+ */
+export function splitException(text: string): { head: string; clause: string } {
+  const bare = text.replace(/`[^`]*`/g, (m) => " ".repeat(m.length));
+  let at = -1;
+  for (const re of [EXCEPTION_RE, EXCEPTION_CJK]) {
+    const m = new RegExp(re.source, re.flags.replace("g", "")).exec(bare);
+    if (m && (at < 0 || m.index < at)) at = m.index;
+  }
+  return at < 0 ? { head: text, clause: "" } : { head: text.slice(0, at), clause: text.slice(at) };
+}
+
+/**
+ * The rule a scoped exception refines, or undefined. A bare exception ("except in X, ...") refines the
+ * active rule with the largest term overlap (findTarget). Otherwise the exception must be about the same
+ * action/object: at least REFINE_HEAD_SHARE of the candidate's head terms (and at least two, or all of a
+ * one-term head) appear in the exception's head, and no identifier (inline code, path, number) differs.
+ * Permissions are never refined. Ties: the most recent rule.
+ */
+export function findRefinementTarget(store: Store, text: string): Rule | undefined {
+  const head = splitException(text).head;
+  const headTerms = contentTerms(head);
+  if (headTerms.length === 0) return findTarget(store, text);
+  let best: Rule | undefined;
+  let bestScore = 0;
+  for (const r of store.rules) {
+    if (r.status !== "active" || r.kind === "permission") continue;
+    const rHead = splitException(r.text).head;
+    const rTerms = contentTerms(rHead);
+    if (rTerms.length === 0) continue;
+    const sim = similarity(headTerms, rTerms);
+    if (sim.shared < Math.min(2, rTerms.length) || sim.shared / rTerms.length < REFINE_HEAD_SHARE) continue;
+    if (identifiersDiffer(head, rHead)) continue;
+    const score = sim.shared / rTerms.length + sim.jaccard;
+    if (score >= bestScore) {
+      best = r;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 function newRule(st: Statement, terms: string[], store: Store): Rule {
   let id = ruleId(terms.join(" ") || st.text, st.globs);
   while (store.rules.some((r) => r.id === id)) id = `${id}x`;
@@ -168,6 +221,7 @@ function newRule(st: Statement, terms: string[], store: Store): Rule {
     score: st.score,
   };
   if (st.until) r.until = st.until;
+  if (st.keepAsPermission) r.kind = "permission";
   return r;
 }
 
@@ -230,11 +284,13 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   }
 
   if (st.kind === "exception") {
-    const parent = findTarget(store, st.text);
+    const parent = findRefinementTarget(store, st.text);
+    // Not an exception to any rule: the caller decides whether it is a rule of its own (score >= threshold).
+    if (!parent) return { action: "no-target", retired: [] };
     const rule = newRule(st, terms, store);
-    if (parent) rule.refines = parent.id;
+    rule.refines = parent.id;
     store.rules.push(rule);
-    return { action: parent ? "refined" : "added", ruleId: rule.id, retired: [] };
+    return { action: "refined", ruleId: rule.id, retired: [] };
   }
 
   // Contradiction: same content, opposite polarity, same scope -> the later statement replaces the earlier.

@@ -123,7 +123,7 @@ const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
-const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);
+export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);
 
 /** Extract an expiry condition ("until launch") from a permission, or undefined. */
 export function expiryOf(text: string): string | undefined {

@@ -49,7 +49,8 @@ function cueNames(c: Cues): string[] {
 /**
  * Judge candidates in order (one batched classifier call). Retraction cues make a "retraction"
  * verdict whatever the score (the store decides whether it targets a rule); exception cues a
- * "exception" verdict when score >= threshold - EXCEPTION_MARGIN; otherwise keep iff score >= threshold.
+ * "exception" verdict when score >= threshold - EXCEPTION_MARGIN, a bare permission ("you may ...") too;
+ * otherwise keep iff score >= threshold.
  */
 export function judge(cands: readonly Candidate[], classifier: Classifier, threshold = DURABLE_THRESHOLD, opt: { classifyAll?: boolean } = {}): Verdict[] {
   if (cands.length === 0) return [];
@@ -75,14 +76,43 @@ export function judge(cands: readonly Candidate[], classifier: Classifier, thres
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
     if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
     if (cues.retraction && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
+    // A bare permission ("you may force-push to your own feature branches") is a candidate scoped exception:
+    // the store keeps it only when it narrows an earlier rule on the same action/object (else it is dropped
+    // unless it scores as a rule of its own).
+    if (PERMISSION_RE.test(c.text) && !cues.question && !cues.request && !cues.oneOff && score < threshold) return { ...base, keep: true, kind: "exception" as const };
     const keep = score >= threshold;
     return { ...base, keep, kind: keep ? ("rule" as const) : ("drop" as const) };
   });
 }
 
-/** Turn a kept verdict into a statement for the store (permission text and expiry for retractions). */
+/** Discourse fillers that must be followed by ":", ",", ";" or a spaced dash to be stripped ("Reminder emails ..." keeps its subject). */
+const FILLER_SEP =
+  /^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth|1st|2nd|3rd|[4-9]th|next|finally|lastly|one more thing|another thing|(?:(?:just )?a |quick )?reminder|note|nb|n\.b\.|fyi|ps|p\.s\.|plus|oh|ok(?:ay)?|so|anyway|anyways|and)(?:\s*[:,;]|\s+[-\u2013\u2014])\s+/iu;
+/** Fillers that may also be followed by a bare space ("Oh and never ...", "btw always ..."). */
+const FILLER_BARE =
+  /^(?:(?:oh,? and(?: also)?|and also|also|btw|by the way)(?:\s*[:,;]|\s+[-\u2013\u2014])?|actually(?:\s*[:,;]|\s+[-\u2013\u2014]|(?=\s+(?:you|we|please|never|always|don'?t|do not|no)\s)))\s+/iu;
+
+/**
+ * Strip leading discourse fillers typed by users ("Second:", "Also,", "Oh and", "btw", "reminder:",
+ * "Actually,") from a rule's text, repeatedly, but only when what remains is a whole sentence (at least
+ * two words, starting with a letter, digit, quote or inline code). Only a prefix is removed: the rest
+ * (commands, paths, numbers, negations, case) stays byte-identical. Pure.
+ */
+export function stripFiller(text: string): string {
+  let out = text;
+  for (let i = 0; i < 4; i++) {
+    const m = FILLER_BARE.exec(out) ?? FILLER_SEP.exec(out);
+    if (!m) break;
+    const rest = out.slice(m[0].length);
+    if (!/^[\p{L}\p{N}`"'(]/u.test(rest) || (rest.match(/[\p{L}\p{N}`]+/gu) ?? []).length < 2) break;
+    out = rest;
+  }
+  return out;
+}
+
+/** Turn a kept verdict into a statement for the store (filler stripped; permission text and expiry for retractions). */
 export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
-  const st: Statement = { text: v.text, type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
+  const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
   if (v.kind === "retraction" && PERMISSION_RE.test(v.text)) {
     st.keepAsPermission = true;
     const until = expiryOf(v.text);

@@ -10,6 +10,16 @@ import { redactSync } from "./redact.js";
 /** Hook output cap of Claude Code is 10,000 characters (research/integration.md §1.4); we default below it. */
 export const DEFAULT_MAX_CHARS = 9500;
 
+/**
+ * Heading of the unscoped rules in hook output. True for both callers: SessionStart(compact) after a
+ * compaction of the same session, and PreCompact (rules may come from this or from earlier sessions).
+ */
+export const RULES_HEAD = "Rules the user stated (kept verbatim by Knowledge Triage; keep following them):";
+/** Heading of the permissions section (files named permissions*.md); they relax earlier rules, they are not rules. */
+export const PERMISSIONS_HEAD = "Permissions the user granted (they relax earlier rules until their condition ends):";
+/** File-name prefix of the permission files written by render.ts planFiles. */
+export const PERMISSIONS_PREFIX = "permissions";
+
 /** A rules file split into its `paths:` globs (empty = unscoped) and its rule lines (bullets with continuations). */
 export interface ParsedRuleFile {
   name: string;
@@ -76,12 +86,18 @@ export function readRuleFiles(rulesDir: string): ParsedRuleFile[] {
  */
 export function renderPinnedRules(rulesDir: string, maxChars = DEFAULT_MAX_CHARS): { text: string; count: number; truncated: boolean } {
   const files = readRuleFiles(rulesDir);
-  const unscoped = files.filter((f) => f.globs.length === 0);
-  const scoped = files.filter((f) => f.globs.length > 0);
+  const isPerm = (f: ParsedRuleFile): boolean => f.name.startsWith(PERMISSIONS_PREFIX);
+  const unscoped = files.filter((f) => f.globs.length === 0 && !isPerm(f));
+  const scoped = files.filter((f) => f.globs.length > 0 && !isPerm(f));
   const sections: Array<{ head: string; rules: string[] }> = [];
   const ulines = unscoped.flatMap((f) => f.rules);
-  if (ulines.length) sections.push({ head: "Rules the user stated in earlier sessions (keep following them):", rules: ulines });
+  if (ulines.length) sections.push({ head: RULES_HEAD, rules: ulines });
   for (const f of scoped) if (f.rules.length) sections.push({ head: `When working on files matching ${f.globs.map((g) => `\`${g}\``).join(", ")}:`, rules: f.rules });
+  for (const f of files.filter(isPerm)) {
+    if (!f.rules.length) continue;
+    const where = f.globs.length ? ` for files matching ${f.globs.map((g) => `\`${g}\``).join(", ")}` : "";
+    sections.push({ head: `${PERMISSIONS_HEAD.slice(0, -1)}${where}:`, rules: f.rules });
+  }
   const total = sections.reduce((n, s) => n + s.rules.length, 0);
   if (total === 0) return { text: "", count: 0, truncated: false };
   const tailFor = (left: number): string => `\n(${left} more rule${left === 1 ? "" : "s"} in ${rulesDir})\n`;

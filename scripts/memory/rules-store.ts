@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from "no
 import { join } from "node:path";
 import { applyStatement } from "./consolidate.js";
 import { parseRuleFile } from "./pinned.js";
-import { NOTICE, planFiles, sha256, type PlannedFile } from "./render.js";
+import { NOTICE, parsePermissionLine, planFiles, sha256, type PlannedFile } from "./render.js";
 import type { Store } from "./schema.js";
 import { writeIfChanged } from "./state.js";
 
@@ -52,18 +52,28 @@ export function recoverFromFiles(rulesDir: string, store: Store): number {
     const f = parseRuleFile(name, text);
     const type = name.startsWith("procedures") ? "procedural" : "constraint";
     const texts: string[] = [];
+    let indent = 0;
     for (const block of f.rules) {
       for (const l of block.split("\n")) {
-        if (/^- |^ {2}- /.test(l)) texts.push(l.replace(/^ {0,2}- /, ""));
-        else if (texts.length > 0) texts[texts.length - 1] += `\n${l.replace(/^ {2,4}/, "")}`;
+        const b = /^( *)- /.exec(l);
+        if (b) {
+          indent = (b[1] as string).length;
+          texts.push(l.slice(b[0].length));
+        } else if (texts.length > 0) texts[texts.length - 1] += `\n${l.slice(Math.min(indent + 2, l.length - l.trimStart().length))}`;
         else texts.push(l);
       }
     }
     const ids: string[] = [];
     for (const t of texts) {
-      const res = applyStatement(store, { text: t, type, globs: f.globs, score: 0, source: { session: "recovered", line: 0, offset: k++ }, origin: "pin", kind: "rule" });
+      const perm = name.startsWith("permissions") ? parsePermissionLine(t) : null;
+      const res = applyStatement(store, { text: perm ? perm.text : t, type, globs: f.globs, score: 0, source: { session: "recovered", line: 0, offset: k++ }, origin: "pin", kind: "rule" });
       if (res.action === "added") n++;
       if (res.ruleId) ids.push(res.ruleId);
+      const r = perm && res.action === "added" ? store.rules.find((x) => x.id === res.ruleId) : undefined;
+      if (r && perm) {
+        r.kind = "permission";
+        if (perm.until) r.until = perm.until;
+      }
     }
     // Ours, unedited as far as we can tell: the next write may replace it.
     store.files[name] = { sha256: sha256(text), ruleIds: ids };

@@ -27,6 +27,8 @@ export const RuleSchema = z.object({
   status: z.enum(["active", "retired"]),
   origin: z.enum(["transcript", "pin"]),
   score: z.number().optional(),
+  /** "permission": the user relaxed an earlier rule (a retraction kept with its condition); rendered apart from the rules. */
+  kind: z.literal("permission").optional(),
   /** Expiry condition of a permission ("launch" in "until launch"). */
   until: z.string().optional(),
   /** Id of the rule this one refines (a scoped exception). */

@@ -8,7 +8,7 @@ import { CompactionUnsafeError } from "../errors.js";
 import { compressText, protectedTokens } from "./compress.js";
 import { nearDuplicates } from "./merge.js";
 import { buildLayout, closeOver, lineCost, measureEmitted, renderEmitted, renderUnit } from "./layout.js";
-import { isRule, type PolicyOptions, valuesFromTerms } from "./policy.js";
+import { isPinned, type OperatorUnit, type PolicyOptions, valuesFromTerms } from "./policy.js";
 import { termHashes } from "./bm25.js";
 
 /** What compaction did with a unit. */
@@ -58,7 +58,8 @@ interface Op {
 
 /**
  * Compact classified units (one file, source order) to at most `budget` tokens.
- * Rules (isRule: constraint, procedural, high rule mass) and frontmatter are kept byte for byte; then,
+ * Rules (isPinned: constraint, procedural or high rule mass in the context-free `alone` scores of
+ * classifyForOperators, else in `scores`) and frontmatter are kept byte for byte; then,
  * until the text fits: episodic units are dropped, near-duplicate preferences and repeated beliefs
  * merged, beliefs then preferences compressed (compressText), then preferences and beliefs dropped;
  * inside each step the unit with the lowest value per token (unitValues / cost) goes first.
@@ -72,7 +73,7 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   const candidate = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const u = units[i] as ClassifiedUnit;
-    if (u.kind === "frontmatter" || isRule(u, opts)) pinned[i] = 1;
+    if (u.kind === "frontmatter" || isPinned(u as OperatorUnit, opts)) pinned[i] = 1;
     else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
   }
   const original = units.map((u) => renderUnit(u, u.text));

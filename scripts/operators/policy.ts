@@ -2,7 +2,8 @@
  * Shared operator policy: which classified units are rules (pinned word for word) and how the
  * value of a droppable unit is scored. One home, used by compact, decompose and retrieve.
  */
-import type { ClassifiedUnit } from "../engine/types.js";
+import { type Classifier, classifyUnits } from "../engine/classify.js";
+import type { ClassifiedUnit, KnowledgeType, Unit } from "../engine/types.js";
 import { termHashes } from "./bm25.js";
 import { namesRules } from "./scope.js";
 
@@ -27,19 +28,71 @@ export interface PolicyOptions {
 }
 
 /**
- * True when a unit is a rule that operators must keep verbatim: a content unit (not structure,
- * heading-only units included) whose type is constraint or procedural, or whose rule probability
- * mass reaches `pinMass` (else `defaultMass`: DEFAULT_PIN_MASS for compact, DEFAULT_COPY_MASS for decompose and
- * retrieve); under a heading that names rules ("NEVER", "Hard rules") the threshold is halved
- * (elevation by heading, labelling-rules.md §3).
+ * A classified unit that may also carry its context-free scores: the five class probabilities of the
+ * unit classified on its own (same text, kind, depth, heading path and lead-in; no neighbours, no
+ * section mates). `alone` is a function of fields compaction preserves byte for byte, so a pin decided
+ * on it cannot change between compaction rounds. Absent: the operators fall back to `scores`.
  */
-export function isRule(u: ClassifiedUnit, opts: PolicyOptions = {}, defaultMass = DEFAULT_PIN_MASS): boolean {
-  if (u.type === "structure" || u.kind === "frontmatter") return false;
-  if (u.type === "constraint" || u.type === "procedural") return true;
-  const mass = (u.scores.constraint ?? 0) + (u.scores.procedural ?? 0);
+export interface OperatorUnit extends ClassifiedUnit {
+  alone?: Record<KnowledgeType, number>;
+}
+
+/**
+ * Classify units for the operators: `classifyUnits` (scores in full context) plus, for every content
+ * unit, `alone` = the classifier's scores for that unit as a one-unit document (one extra classifier
+ * call per content unit). Pure; the classifier is the only dependency. Output: one OperatorUnit per unit.
+ */
+export function classifyForOperators(units: readonly Unit[], classifier: Classifier): OperatorUnit[] {
+  return classifyUnits(units, classifier).map((u) => {
+    if (u.type === "structure" || u.kind === "frontmatter") return u;
+    const alone = classifier.scores([u])[0];
+    return alone ? { ...u, alone } : u;
+  });
+}
+
+/** P(constraint) + P(procedural) of a score row (the rule probability mass). */
+export function ruleMass(scores: Readonly<Record<KnowledgeType, number>>): number {
+  return (scores.constraint ?? 0) + (scores.procedural ?? 0);
+}
+
+/** True when a score row is a rule: argmax constraint/procedural, or rule mass >= threshold. */
+function rowIsRule(scores: Readonly<Record<KnowledgeType, number>>, threshold: number): boolean {
+  const mass = ruleMass(scores);
+  if (mass >= threshold) return true;
+  const top = Math.max(scores.belief ?? 0, scores.preference ?? 0, scores.episodic ?? 0);
+  return Math.max(scores.constraint ?? 0, scores.procedural ?? 0) >= top; // argmax, ties to constraint (TYPES order)
+}
+
+/** Threshold for a unit: `pinMass` (else `defaultMass`), halved under a heading that names rules. */
+function thresholdOf(u: ClassifiedUnit, opts: PolicyOptions, defaultMass: number): number {
   const threshold = opts.pinMass ?? defaultMass;
   const nearest = u.kind === "heading" ? undefined : u.headings[u.headings.length - 1];
-  return mass >= (nearest !== undefined && namesRules(nearest) ? threshold / 2 : threshold);
+  return nearest !== undefined && namesRules(nearest) ? threshold / 2 : threshold;
+}
+
+/**
+ * True when a unit is a rule for decompose and retrieve: a content unit (not structure or frontmatter,
+ * heading-only units included) that is a rule in its full context (argmax constraint or procedural, or
+ * rule mass >= `pinMass`, else `defaultMass`) OR on its own (`alone`, when present). Under a heading
+ * that names rules ("NEVER", "Hard rules") the threshold is halved (elevation by heading,
+ * labelling-rules.md §3). A copy costs little and a missing rule breaks locality, so both views count.
+ */
+export function isRule(u: OperatorUnit, opts: PolicyOptions = {}, defaultMass = DEFAULT_PIN_MASS): boolean {
+  if (u.type === "structure" || u.kind === "frontmatter") return false;
+  const threshold = thresholdOf(u, opts, defaultMass);
+  return rowIsRule(u.scores, threshold) || (u.alone !== undefined && rowIsRule(u.alone, threshold));
+}
+
+/**
+ * True when compaction pins a unit word for word: the same test as isRule at DEFAULT_PIN_MASS, but on
+ * the context-free scores `alone` only (full-context `scores` when `alone` is absent). Stability: `alone`
+ * depends only on the unit's text, kind, depth, heading path and lead-in, which compaction emits
+ * unchanged for a pinned unit, so a unit pinned in round n is pinned again in round n+1. A union with
+ * the full-context scores would not be monotone: context changes when compaction drops section mates.
+ */
+export function isPinned(u: OperatorUnit, opts: PolicyOptions = {}): boolean {
+  if (u.type === "structure" || u.kind === "frontmatter") return false;
+  return rowIsRule(u.alone ?? u.scores, thresholdOf(u, opts, DEFAULT_PIN_MASS));
 }
 
 /**
