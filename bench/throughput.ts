@@ -1,23 +1,55 @@
 /**
  * Throughput worker for bench/classifier.ts: classifies every unit of the labelled documents in
- * data/train and data/test (in context, as `classify` does) for `seconds` seconds in one thread and
- * prints `{"units": N, "seconds": S}`. Bundled with esbuild before running, as the CLI is.
+ * data/train and data/test (in context, as `classify` does) for `seconds` seconds and prints
+ * `{"units": N, "seconds": S, "threads": T}`. With T > 1, T worker threads of this one process each
+ * run the loop on their own copy of the model (Node worker_threads). Bundled with esbuild before
+ * running, as the CLI is. Usage: node throughput.mjs <seconds> <model.json> [threads]
  */
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { loadLabelledData } from "../scripts/data.js";
 import { modelClassifier } from "../scripts/engine/model.js";
-import { defaultModelPath } from "../scripts/io.js";
 import { readModel } from "../scripts/model-file.js";
 
-const seconds = Number(process.argv[2] ?? 3);
-const modelPath = process.argv[3] ?? defaultModelPath();
-const clf = modelClassifier(readModel(modelPath));
-const docs = [...loadLabelledData("data/train").docs, ...loadLabelledData("data/test").docs].filter((d) => d.units.length > 1);
-const perPass = docs.reduce((a, d) => a + d.units.length, 0);
-for (const d of docs) clf.scores(d.units); // warm-up: JIT and caches of heading words
-let units = 0;
-const t0 = performance.now();
-while (performance.now() - t0 < seconds * 1000) {
-  for (const d of docs) clf.scores(d.units);
-  units += perPass;
+interface Job {
+  seconds: number;
+  modelPath: string;
 }
-console.log(JSON.stringify({ units, seconds: (performance.now() - t0) / 1000 }));
+
+function run(job: Job): { units: number; seconds: number } {
+  const clf = modelClassifier(readModel(job.modelPath));
+  const docs = [...loadLabelledData("data/train").docs, ...loadLabelledData("data/test").docs].filter((d) => d.units.length > 1);
+  const perPass = docs.reduce((a, d) => a + d.units.length, 0);
+  for (const d of docs) clf.scores(d.units); // warm-up: JIT and caches of heading words
+  let units = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < job.seconds * 1000) {
+    for (const d of docs) clf.scores(d.units);
+    units += perPass;
+  }
+  return { units, seconds: (performance.now() - t0) / 1000 };
+}
+
+if (!isMainThread) {
+  parentPort?.postMessage(run(workerData as Job));
+} else {
+  const job: Job = { seconds: Number(process.argv[2] ?? 3), modelPath: process.argv[3] ?? "model/model.json" };
+  const threads = Number(process.argv[4] ?? 1);
+  if (threads <= 1) {
+    console.log(JSON.stringify({ ...run(job), threads: 1 }));
+  } else {
+    const results = await Promise.all(
+      Array.from(
+        { length: threads },
+        () =>
+          new Promise<{ units: number; seconds: number }>((resolve, reject) => {
+            const w = new Worker(new URL(import.meta.url), { workerData: job });
+            w.once("message", resolve);
+            w.once("error", reject);
+          }),
+      ),
+    );
+    const units = results.reduce((a, r) => a + r.units, 0);
+    const seconds = Math.max(...results.map((r) => r.seconds));
+    console.log(JSON.stringify({ units, seconds, threads }));
+  }
+}

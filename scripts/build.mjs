@@ -2,7 +2,34 @@
 // natural's German stemmer requires the 'stopwords-iso' package (all languages, ~1 MB) only for
 // tokenizeAndStem, which we never call: it is replaced by an empty stub to keep the bundle small.
 import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { build } from "esbuild";
+
+// Node built-ins that cost real start-up time to load (crypto alone pulls in ~30 internal modules)
+// and that only some commands use. esbuild hoists every `import ... from "node:x"` of the bundle to
+// its top, so `triage classify` would load them all; instead each is replaced by a module whose
+// exports load the built-in on first use (functions are wrapped; the default export is a Proxy).
+const LAZY_BUILTINS = ["crypto", "child_process", "perf_hooks", "os", "fs/promises", "worker_threads", "net", "readline", "zlib", "stream"];
+const req = createRequire(import.meta.url);
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.map((m) => m.replace("/", "\\/")).join("|")})$`);
+    b.onResolve({ filter }, (args) => ({ path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" }));
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+      const mod = req(`node:${args.path}`);
+      const fns = Object.keys(mod).filter((k) => typeof mod[k] === "function" && /^[A-Za-z_$][\w$]*$/.test(k) && k !== "default");
+      const lines = [
+        // A require esbuild does not analyse (it would resolve back to this very module).
+        'import { createRequire as lazyCreateRequire } from "node:module";',
+        `let m; const g = () => (m ??= lazyCreateRequire(import.meta.url)(${JSON.stringify(`node:${args.path}`)}));`,
+        ...fns.map((k) => `export function ${k}(...a) { return g().${k}(...a); }`),
+        "export default new Proxy({}, { get: (_, k) => g()[k], has: (_, k) => k in g() });",
+      ];
+      return { contents: lines.join("\n"), loader: "js" };
+    });
+  },
+};
 
 const result = await build({
   entryPoints: ["scripts/cli.ts"],
@@ -19,6 +46,7 @@ const result = await build({
     js: "import { createRequire as __kt_createRequire } from 'node:module';\nconst require = __kt_createRequire(import.meta.url);",
   },
   plugins: [
+    lazyBuiltins,
     {
       name: "stub-stopwords",
       setup(b) {

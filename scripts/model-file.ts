@@ -33,10 +33,13 @@ export function parseModel(text: string, path: string): ModelFile {
   return r.data;
 }
 
-/** True when every character is base64 and the decoded length matches (Node's decoder skips bad characters). */
+/**
+ * True when every character is base64 and the length is whole: Node's decoder silently skips bad
+ * characters, which would shift every later weight. A regex scan (no decode, no allocation).
+ */
+const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 function isStrictBase64(b64: string): boolean {
-  const pad = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
-  return b64.length % 4 === 0 && Buffer.byteLength(b64, "base64") === (b64.length / 4) * 3 - pad && Buffer.from(b64, "base64").byteLength === (b64.length / 4) * 3 - pad;
+  return b64.length % 4 === 0 && BASE64_RE.test(b64);
 }
 
 /** Read and validate a model file. Throws ModelError if missing, unreadable or invalid. */
@@ -85,6 +88,7 @@ export function writeModel(path: string, m: ModelFile): number {
     bias: m.bias.map((x) => round(x, 5)),
     terms: m.terms,
     idf: m.idf,
+    weightScales: m.weightScales,
     weights: m.weights,
   };
   const text = `${JSON.stringify(ModelFileSchema.parse(ordered))}\n`;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { computeMetrics, summarizeMetrics, formatMetrics } from "../engine/metrics.js";
-import { encodeFloat32, encodeInt32, MODEL_FORMAT, MODEL_VERSION, modelClassifier, type ModelFile } from "../engine/model.js";
+import { encodeFloat32, encodeInt32, quantizeInt8, MODEL_FORMAT, MODEL_VERSION, modelClassifier, type ModelFile } from "../engine/model.js";
 import { argmax, buildExamples, crossValidate, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, fitModel, fitTemperature, type TrainOptions } from "../engine/train.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { GROUPS, HASH_BITS } from "../engine/features.js";
@@ -101,7 +101,7 @@ export function registerTrain(program: Command): void {
         hashing: { function: "fnv1a32", bits: HASH_BITS, groups: GROUPS },
         terms: encodeInt32(fit.terms),
         idf: encodeFloat32(fit.idf),
-        weights: encodeFloat32(fit.w),
+        ...(({ weights, scales }) => ({ weights, weightScales: scales }))(quantizeInt8(fit.w, TYPES.length)),
         bias: Array.from(fit.b).map((b, k) => b + (offsets[k] as number)),
         temperature,
         groupWeights: { ...options.groupWeights },

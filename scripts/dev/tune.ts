@@ -1,7 +1,7 @@
 /** Dev tool: grid over training options, printing CV and test macro-F1. Usage: tsx scripts/dev/tune.ts */
 import { loadLabelledData } from "../data.js";
 import { buildExamples, crossValidate, fitDecisionOffsets, DEFAULT_TRAIN_OPTIONS, fitModel, fitTemperature, type TrainOptions } from "../engine/train.js";
-import { encodeFloat32, encodeInt32, modelClassifier, type ModelFile } from "../engine/model.js";
+import { encodeFloat32, encodeInt32, quantizeInt8, modelClassifier, type ModelFile } from "../engine/model.js";
 import { GROUP_WEIGHTS, GROUPS, HASH_BITS } from "../engine/features.js";
 import { TYPES } from "../engine/types.js";
 import { evaluateDocs } from "../evaluate.js";
@@ -23,7 +23,7 @@ for (const g of grid) {
   const T = fitTemperature(adj, ys);
   const fit = fitModel(ex, o);
   const model = { format: "knowledge-triage/model", version: 1, classes: [...TYPES], hashing: { function: "fnv1a32", bits: HASH_BITS, groups: GROUPS }, terms: encodeInt32(fit.terms), idf: encodeFloat32(fit.idf),
-    weights: encodeFloat32(fit.w), bias: Array.from(fit.b).map((b, k) => b + (off[k] as number)), temperature: T,
+    ...(({ weights, scales }) => ({ weights, weightScales: scales }))(quantizeInt8(fit.w, TYPES.length)), bias: Array.from(fit.b).map((b, k) => b + (off[k] as number)), temperature: T,
     groupWeights: o.groupWeights } as unknown as ModelFile;
   const r = evaluateDocs(test.docs, modelClassifier(model));
   console.log(JSON.stringify(g), `cv=${cv.metrics.macroF1.toFixed(3)} test=${r.metrics.macroF1.toFixed(3)} testCrec=${r.metrics.perClass.constraint.recall.toFixed(3)} cvCrec=${cv.metrics.perClass.constraint.recall.toFixed(3)} ${((performance.now() - t0) / 1000).toFixed(1)}s off=${off.map((v) => v.toFixed(2))} testCprec=${r.metrics.perClass.constraint.precision.toFixed(3)}`);

@@ -74,6 +74,54 @@ export function identifiersDiffer(a: string, b: string): boolean {
   return x.length > 0 && y.length > 0 && x.join("\u0000") !== y.join("\u0000");
 }
 
+/** Stemmed words of a text in order, each flagged as a content term (not a stopword or cue word). */
+function wordSeq(text: string): Array<{ w: string; content: boolean }> {
+  const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
+  return t.words.map((w, i) => ({ w, content: w.length >= 2 && !STOP.has(w) && !STOP.has(t.raw[i] ?? "") }));
+}
+
+/**
+ * True when two texts are instances of one template: aligned word by word (longest common subsequence of
+ * stemmed words), some stretch is replaced by different content words on both sides ("touch the ledger
+ * tables" vs "touch the feature flags"). A paraphrase replaces words with the same stems or only adds
+ * cue words ("committing" vs "you commit"), so it is not a substitution. Such pairs are distinct rules.
+ */
+export function templateSubstitution(a: string, b: string): boolean {
+  const x = wordSeq(a);
+  const y = wordSeq(b);
+  const n = x.length;
+  const m = y.length;
+  if (n === 0 || m === 0 || n * m > 40_000) return false;
+  const L: Uint16Array[] = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      const row = L[i] as Uint16Array;
+      row[j] = (x[i] as { w: string }).w === (y[j] as { w: string }).w ? ((L[i + 1] as Uint16Array)[j + 1] as number) + 1 : Math.max((L[i + 1] as Uint16Array)[j] as number, row[j + 1] as number);
+    }
+  }
+  let i = 0;
+  let j = 0;
+  let hx = new Set<string>();
+  let hy = new Set<string>();
+  const hunkDiffers = (): boolean => hx.size > 0 && hy.size > 0 && ![...hx].some((w) => hy.has(w));
+  while (i < n || j < m) {
+    if (i < n && j < m && (x[i] as { w: string }).w === (y[j] as { w: string }).w) {
+      if (hunkDiffers()) return true;
+      hx = new Set();
+      hy = new Set();
+      i++;
+      j++;
+    } else if (j >= m || (i < n && ((L[i + 1] as Uint16Array)[j] as number) >= ((L[i] as Uint16Array)[j + 1] as number))) {
+      if ((x[i] as { content: boolean }).content) hx.add((x[i] as { w: string }).w);
+      i++;
+    } else {
+      if ((y[j] as { content: boolean }).content) hy.add((y[j] as { w: string }).w);
+      j++;
+    }
+  }
+  return hunkDiffers();
+}
+
 /** Normalised key of a rule text: its content terms joined by spaces (CRLF, case, punctuation and cue words ignored). */
 export function normKey(text: string): string {
   return contentTerms(text).join(" ");
@@ -142,7 +190,11 @@ function retire(rule: Rule, by: Statement, byId: string | undefined, reason: str
 
 /** Best target among active rules for a retraction/exception, by overlap coefficient (ties: most recent). */
 export function findTarget(store: Store, text: string, minOverlap = RETRACT_OVERLAP): Rule | undefined {
-  const terms = contentTerms(text);
+  return findTargetByTerms(store, contentTerms(text), minOverlap);
+}
+
+/** findTarget over precomputed content terms. */
+function findTargetByTerms(store: Store, terms: readonly string[], minOverlap = RETRACT_OVERLAP): Rule | undefined {
   if (terms.length === 0) return undefined;
   let best: Rule | undefined;
   let bestScore = 0;
@@ -159,6 +211,9 @@ export function findTarget(store: Store, text: string, minOverlap = RETRACT_OVER
   }
   return best;
 }
+
+/** Stemmed words of the exception cues themselves (not content when matching a bare exception to its rule). */
+const EXCEPTION_WORDS = new Set(["except", "unless", "where", "other", "than", "apart", "exception", "but"]);
 
 /**
  * Split a statement at its first exception cue (except, unless, other than, außer, 除了 ... from
@@ -185,7 +240,11 @@ export function splitException(text: string): { head: string; clause: string } {
 export function findRefinementTarget(store: Store, text: string): Rule | undefined {
   const head = splitException(text).head;
   const headTerms = contentTerms(head);
-  if (headTerms.length === 0) return findTarget(store, text);
+  if (headTerms.length === 0) {
+    // A bare exception ("except in internal/migrations, where raw SQL is fine"): match on its content words.
+    const clauseTerms = contentTerms(text).filter((t) => !EXCEPTION_WORDS.has(t));
+    return findTargetByTerms(store, clauseTerms);
+  }
   let best: Rule | undefined;
   let bestScore = 0;
   for (const r of store.rules) {
@@ -260,7 +319,10 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     if (!sameGlobs(r.globs, st.globs) || r.polarity !== polarity) continue;
     const rt = contentTerms(r.text);
     const sim = similarity(terms, rt);
-    const dup = ((terms.join(" ") === rt.join(" ") && terms.length > 0) || sim.jaccard >= DUPLICATE_JACCARD) && !identifiersDiffer(st.text, r.text);
+    const dup =
+      ((terms.join(" ") === rt.join(" ") && terms.length > 0) || sim.jaccard >= DUPLICATE_JACCARD) &&
+      !identifiersDiffer(st.text, r.text) &&
+      !templateSubstitution(st.text, r.text);
     if (!dup) continue;
     if (r.status === "retired") {
       // Restated after a retraction: the rule is back; the permission that retired it goes.
@@ -298,7 +360,7 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   for (const r of store.rules) {
     if (r.status !== "active" || !sameGlobs(r.globs, st.globs) || r.polarity === polarity) continue;
     const sim = similarity(terms, contentTerms(r.text));
-    if ((sim.shared >= 2 && sim.jaccard >= 0.8) || (sim.shared >= 3 && sim.overlap >= 0.8)) {
+    if (((sim.shared >= 2 && sim.jaccard >= 0.8) || (sim.shared >= 3 && sim.overlap >= 0.8)) && !templateSubstitution(st.text, r.text)) {
       retired.push(r.id);
     }
   }

@@ -2,16 +2,16 @@
  * zod schemas of the extraction state (sidecar JSON in `<rulesDir>/.state/`): the rule store with
  * provenance, and the per-session incremental cursor. Parsed on read, built-then-parsed before write.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /** Where a rule was stated: session, 1-based transcript line, byte offset, and the line's own timestamp. */
 export const RuleSourceSchema = z.object({
   session: z.string(),
-  line: z.number().int().nonnegative(),
-  offset: z.number().int().nonnegative(),
+  line: z.int().check(z.nonnegative()),
+  offset: z.int().check(z.nonnegative()),
   /** 0-based sentence index within the line (omitted for the first sentence). */
-  n: z.number().int().positive().optional(),
-  at: z.string().optional(),
+  n: z.optional(z.int().check(z.positive())),
+  at: z.optional(z.string()),
 });
 export type RuleSource = z.infer<typeof RuleSourceSchema>;
 
@@ -22,25 +22,25 @@ export const RuleSchema = z.object({
   type: z.enum(["constraint", "procedural"]),
   globs: z.array(z.string()),
   polarity: z.enum(["pos", "neg"]),
-  count: z.number().int().positive(),
+  count: z.int().check(z.positive()),
   sources: z.array(RuleSourceSchema),
   status: z.enum(["active", "retired"]),
   origin: z.enum(["transcript", "pin"]),
-  score: z.number().optional(),
+  score: z.optional(z.number()),
   /** "permission": the user relaxed an earlier rule (a retraction kept with its condition); rendered apart from the rules. */
-  kind: z.literal("permission").optional(),
+  kind: z.optional(z.literal("permission")),
   /** Expiry condition of a permission ("launch" in "until launch"). */
-  until: z.string().optional(),
+  until: z.optional(z.string()),
   /** Id of the rule this one refines (a scoped exception). */
-  refines: z.string().optional(),
+  refines: z.optional(z.string()),
   /** Ids of rules this statement retired (a retraction or a replacement). */
-  retires: z.array(z.string()).optional(),
+  retires: z.optional(z.array(z.string())),
   /** Redacted text of the statement that retired this rule, and where it was said. */
-  retiredBy: z.string().optional(),
-  retiredById: z.string().optional(),
-  retiredAt: RuleSourceSchema.optional(),
+  retiredBy: z.optional(z.string()),
+  retiredById: z.optional(z.string()),
+  retiredAt: z.optional(RuleSourceSchema),
   /** Why it was retired: "retraction" | "replaced" | "removed-by-hand". */
-  retiredReason: z.string().optional(),
+  retiredReason: z.optional(z.string()),
 });
 export type Rule = z.infer<typeof RuleSchema>;
 
@@ -48,7 +48,7 @@ export type Rule = z.infer<typeof RuleSchema>;
 export const FileRecordSchema = z.object({
   sha256: z.string(),
   ruleIds: z.array(z.string()),
-  handEdited: z.boolean().optional(),
+  handEdited: z.optional(z.boolean()),
 });
 export type FileRecord = z.infer<typeof FileRecordSchema>;
 
@@ -71,13 +71,13 @@ export const CursorSchema = z.object({
   version: z.literal(1),
   sessionId: z.string(),
   transcriptPath: z.string(),
-  offset: z.number().int().nonnegative(),
-  line: z.number().int().nonnegative(),
+  offset: z.int().check(z.nonnegative()),
+  line: z.int().check(z.nonnegative()),
   headHash: z.string(),
   tailHash: z.string(),
   /** The rule added last in this session and how many user utterances came after it (for "scratch that"). */
-  recent: z.string().optional(),
-  since: z.number().int().nonnegative().optional(),
+  recent: z.optional(z.string()),
+  since: z.optional(z.int().check(z.nonnegative())),
 });
 export type Cursor = z.infer<typeof CursorSchema>;
 

@@ -21,6 +21,11 @@ export interface BaseRule {
   unit: ClassifiedUnit;
   scope: Scope;
   home: string;
+  /**
+   * Set for a linked fact: a unit below the rule threshold that names an identifier (in backticks) that
+   * a rule in another partition also names; copied like a rule, with this note (e.g. "names `cust_key`, as the rule at L15 does").
+   */
+  linked?: string;
 }
 
 /** A partition: its native units, the rules copied in (with why), and its rendered markdown. */
@@ -40,7 +45,7 @@ export interface Partition {
 }
 
 /** Options: partition by top-level section (default) or pack into partitions of at most maxTokens tokens. */
-export type DecomposeOptions = PolicyOptions & ({ by: "section" } | { by: "size"; maxTokens: number });
+export type DecomposeOptions = PolicyOptions & { /** Copy linked facts (default true; false = classifier rules only). */ linkFacts?: boolean } & ({ by: "section" } | { by: "size"; maxTokens: number });
 
 /** Result: partitions, every rule of the base, and the locality violations found (always [] by construction). */
 export interface Decomposition {
@@ -158,6 +163,7 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
   const rules: BaseRule[] = [];
   const layouts = docs.map((d) => buildLayout(d.units));
   const used = new Set<string>();
+  const identifiers = new Map<number, string[]>(); // doc * 1e6 + unit index -> namedIdentifiers, computed once
   docs.forEach((doc, d) => {
     const layout = layouts[d] as Layout;
     const loneH1 = doc.units.filter((u) => u.kind === "heading" && u.level === 1).length === 1;
@@ -178,7 +184,9 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
           if (t) topics.add(t);
           for (const gl of headingPaths(ht)) paths.add(gl);
         }
-        for (const id2 of namedIdentifiers(u.text)) topics.add(id2);
+        const ids = namedIdentifiers(u.text);
+        if (ids.length) identifiers.set(d * 1_000_000 + i, ids);
+        for (const id2 of ids) topics.add(id2);
         if (u.text.includes("/") || MAYBE_FILE.test(u.text)) {
           for (const m of u.text.matchAll(PATH_ANYWHERE)) {
             const gl = normaliseGlob(m[0]);
@@ -192,13 +200,19 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
       partitions.push({ id, title: g.title, doc: doc.name, paths: [...paths], topics: [...topics], units: g.idx.map((i) => [d, i]), copied: [], tokens: 0, text: "" });
     }
   });
+  if (opts.linkFacts !== false) addLinkedFacts(docs, layouts, partitions, rules, identifiers);
   const governsFast = makeGoverns(partitions, rules);
   const violations: { partition: string; rule: BaseRule }[] = [];
+  // governs() is evaluated once per (rule, partition) pair; the locality check below reuses the matrix.
+  const R = rules.length;
+  const governed = new Uint8Array(partitions.length * R);
   partitions.forEach((p, pi) => {
     rules.forEach((r, ri) => {
       if (r.home === p.id) return;
       const why = governsFast(ri, pi);
-      if (why) p.copied.push({ rule: r, why });
+      if (!why) return;
+      governed[pi * R + ri] = 1;
+      p.copied.push({ rule: r, why: r.linked ? `${why}; linked fact: ${r.linked}` : why });
     });
     p.text = renderPartition(p, layouts);
     p.tokens = estimateTokens(p.text);
@@ -207,10 +221,40 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
   partitions.forEach((p, pi) => {
     const has = new Set<BaseRule>(p.copied.map((c) => c.rule));
     rules.forEach((r, ri) => {
-      if (r.home !== p.id && !has.has(r) && governsFast(ri, pi)) violations.push({ partition: p.id, rule: r });
+      if (governed[pi * R + ri] && !has.has(r)) violations.push({ partition: p.id, rule: r });
     });
   });
   return { partitions, rules, violations };
+}
+
+/**
+ * Linked facts (a recall net for rules the classifier scored low): a content unit that is not a rule,
+ * not episodic, not a heading or code block, and names an identifier in backticks that a rule homed in
+ * another partition also names. A fact about what a rule governs ("dedupe on `cust_key` + `month`" next to a
+ * rule on `cust_key`) is needed wherever that rule is read. Appended to `rules` with `linked` set and
+ * its own inferUnitScope, so it is copied and locality-checked like a rule. Mutates `rules`.
+ */
+function addLinkedFacts(docs: readonly MemoryDoc[], layouts: readonly Layout[], partitions: readonly Partition[], rules: BaseRule[], identifiers: ReadonlyMap<number, string[]>): void {
+  const ruleIds = new Map<string, BaseRule>();
+  for (const r of rules) if (r.unit.kind !== "code") for (const id of identifiers.get(r.doc * 1_000_000 + r.index) ?? []) if (!ruleIds.has(id)) ruleIds.set(id, r);
+  if (ruleIds.size === 0) return;
+  const isRuleAt = new Set(rules.map((r) => r.doc * 1_000_000 + r.index));
+  const loneH1 = docs.map((doc) => doc.units.filter((u) => u.kind === "heading" && u.level === 1).length === 1);
+  for (const p of partitions) {
+    for (const [d, i] of p.units) {
+      const u = (docs[d] as MemoryDoc).units[i] as ClassifiedUnit;
+      const ids = identifiers.get(d * 1_000_000 + i);
+      if (ids === undefined || u.type === "structure" || u.type === "episodic" || u.kind === "heading" || u.kind === "code" || u.kind === "frontmatter") continue;
+      if (isRuleAt.has(d * 1_000_000 + i)) continue;
+      const hit = ids.find((id) => {
+        const r = ruleIds.get(id);
+        return r !== undefined && r.home !== p.id;
+      });
+      if (hit === undefined) continue;
+      const r = ruleIds.get(hit) as BaseRule;
+      rules.push({ doc: d, index: i, unit: u, scope: inferUnitScope(u, scopeHeadings(layouts[d] as Layout, i, loneH1[d] as boolean)), home: p.id, linked: `names \`${hit}\`, as the rule at L${r.unit.line} does` });
+    }
+  }
 }
 
 /** governs() with the globs of every rule and partition compiled once: (rule index, partition index) -> why | null. */

@@ -19,7 +19,7 @@ export interface Layout {
   tableSep: Int32Array;
   /** For a fence unit: the code unit it belongs to. */
   fenceOwner: Int32Array;
-  /** Lead-in line ("Before deploying:") of a top-level list item, table row or code block. */
+  /** Lead-in unit ("Before deploying:") of a unit, as segment assigns `leadIn` (list parents are in `parent`). */
   lead: Int32Array;
 }
 
@@ -51,9 +51,20 @@ export function buildLayout(units: readonly ClassifiedUnit[]): Layout {
     } else {
       heading[i] = heads.length ? (heads[heads.length - 1] as { i: number }).i : -1;
     }
+    // Lead-ins mirror segment's `leadIn`, so an emitted unit keeps the context the classifier saw:
+    // a code block's lead-in is the non-blank unit just above it (none after a fence or heading);
+    // another unit's is the last paragraph line ending in ":" since the heading (a list parent wins).
     if (u.kind === "heading") colon = -1;
-    else if (u.kind === "line" && u.depth === 0) colon = /[:：]\s*$/.test(u.text.replace(/[*_`]+/g, "")) ? i : -1;
-    else if (u.depth === 0 && (u.kind === "list-item" || u.kind === "code" || u.kind === "table-row" || u.kind === "table-header")) lead[i] = colon;
+    else if (u.leadIn !== "" && u.kind === "code") {
+      let j = i - 1;
+      if (j >= 0 && (units[j] as ClassifiedUnit).kind === "fence" && units[j]?.line === u.fence?.openLine) j--; // its own opening fence
+      while (j >= 0 && (units[j] as ClassifiedUnit).kind === "blank") j--;
+      const k = j >= 0 ? (units[j] as ClassifiedUnit).kind : "fence";
+      if (k !== "fence" && k !== "heading") lead[i] = j;
+    } else if (u.leadIn !== "" && colon >= 0 && (u.kind === "line" || u.kind === "list-item" || u.kind === "table-row" || u.kind === "table-header")) {
+      if (u.depth === 0 || u.kind === "table-row" || u.kind === "table-header") lead[i] = colon;
+    }
+    if (u.kind === "line" && /[:：]\s*$/.test(u.text.replace(/[*_`]+/g, "").trim())) colon = i;
     if (u.kind === "list-item") {
       parent[i] = u.depth > 0 ? (list[u.depth - 1] ?? -1) : -1;
       list.length = u.depth;

@@ -107,11 +107,9 @@ export function expectOneLineError(r: Run): string {
 }
 
 /**
- * Replace every base64 Float32 weight block of a parsed model (one string, or one per class)
- * with `fill(decodedLength)`. Keeps CLI tests independent of the weight layout.
+ * Replace the base64 weight block of a parsed model with `fill(n)`, n = the number of weights
+ * (one byte each: the weights are stored as Int8). Keeps CLI tests independent of the encoding.
  */
 export function mapWeights(model: Record<string, unknown>, fill: (n: number) => string): unknown {
-  const n = (b64: string): number => Buffer.from(b64, "base64").byteLength / 4;
-  const w = model.weights;
-  return Array.isArray(w) ? (w as string[]).map((x) => fill(n(x))) : fill(n(w as string));
+  return fill(Buffer.from(model.weights as string, "base64").byteLength);
 }

@@ -24,6 +24,8 @@ const SECRET = "sk-ant-" + "api03-" + "Qm7vT2xLp9" + "Wc4RzK8sYh3N" + "bG6dJ1fUa
 const RULE_TEST = "Always run `npm test` before you commit.";
 const RULE_COAUTHOR = "Do not add a co-author line to commit messages.";
 const RULE_MAIN = "Never push directly to main.";
+// The withdrawal is kept as a permission (BL-10), apart from the rules and without its "Actually," filler.
+const PERMISSION_LINE = "Permission: you may push to main now.";
 const PROMPTS = [
   `Some ground rules for this repo. ${RULE_MAIN} ${RULE_TEST}`,
   `${RULE_COAUTHOR} For the staging deploy, always export ANTHROPIC_API_KEY=${SECRET} before running \`./deploy.sh\`.`,
@@ -127,6 +129,13 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     // The SessionStart(compact) hook's plain stdout became context (it also carries path-scoped rules).
     has(body, "SessionStart:compact hook success: Knowledge Triage:", "the first request after compaction");
     lacks(body.toLowerCase(), RULE_MAIN.toLowerCase(), "the first request after compaction");
+    has(body, PERMISSION_LINE, "the first request after compaction");
+    lacks(body, "- Actually, you may push", "the first request after compaction");
+    // On disk: the permission has its own file; the hard rules file neither holds it nor the withdrawn rule.
+    expect(readFileSync(join(rulesDir, "permissions.md"), "utf8")).toContain(`- ${PERMISSION_LINE}\n`);
+    const constraints = readFileSync(join(rulesDir, "constraints.md"), "utf8");
+    expect(constraints).not.toMatch(/push/i);
+    expect(constraints).toContain(`- ${RULE_COAUTHOR}\n`);
   });
 
   it("the secret appears in no request after compaction, no rule file, log or sidecar", () => {

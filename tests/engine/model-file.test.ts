@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { classifySentence } from "../../scripts/engine/classify.js";
 import { featureId, GROUPS, HASH_BITS } from "../../scripts/engine/features.js";
-import { decodeFloat32, decodeInt32, encodeFloat32, encodeInt32, MODEL_FORMAT, MODEL_VERSION, modelClassifier, type ModelFile } from "../../scripts/engine/model.js";
+import { decodeFloat32, decodeInt32, dequantizeInt8, encodeFloat32, encodeInt32, MODEL_FORMAT, quantizeInt8, MODEL_VERSION, modelClassifier, type ModelFile } from "../../scripts/engine/model.js";
 import { TYPES } from "../../scripts/engine/types.js";
 import { ModelError } from "../../scripts/errors.js";
 import { loadClassifier } from "../../scripts/io.js";
@@ -24,7 +24,7 @@ function tinyModel(): ModelFile {
     hashing: { function: "fnv1a32", bits: HASH_BITS, groups: GROUPS },
     terms: encodeInt32(TERMS),
     idf: encodeFloat32([1, 1]),
-    weights: encodeFloat32(WEIGHTS),
+    ...(({ weights, scales }) => ({ weights, weightScales: scales }))(quantizeInt8(WEIGHTS, TYPES.length)),
     bias: [0, 0, 0, 0, 0],
     temperature: 1,
     groupWeights: { w: 1, s: 1 },
@@ -109,7 +109,7 @@ describe("parseModel: validation errors are one-line ModelErrors", () => {
 
   it("idf or weight row length does not match the vocabulary", () => {
     expect(oneLine(errorFor((m) => (m.idf = encodeFloat32([1]))))).toMatch(/idf: has 1 entries for 2 terms/);
-    expect(oneLine(errorFor((m) => (m.weights = encodeFloat32([1, 2, 3]))))).toMatch(/weights: has 3 entries for 2 terms/);
+    expect(oneLine(errorFor((m) => (m.weights = Buffer.from([1, 2, 3]).toString("base64"))))).toMatch(/weights: has 3 entries for 2 terms/);
     expect(oneLine(errorFor((m) => (m.terms = encodeInt32([1, 2, 3]))))).toMatch(/has 2 entries for 3 terms/);
     expect(oneLine(errorFor((m) => (m.terms = Buffer.from([1, 2, 3, 4, 5]).toString("base64"))))).toMatch(/terms: length is not a multiple of 4 bytes/);
   });
@@ -175,7 +175,8 @@ describe("readModel: files", () => {
     const bytes = writeModel(p, tinyModel());
     expect(statSync(p).size).toBe(bytes);
     const m = readModel(p);
-    expect(Array.from(decodeFloat32(m.weights))).toEqual(WEIGHTS);
+    // Int8 quantisation with one scale per class: exact for this model (weights 0 and 8 only).
+    expect(Array.from(dequantizeInt8(m.weights, m.weightScales))).toEqual(WEIGHTS);
     const c = modelClassifier(m);
     const rule = classifySentence("never", c);
     expect(rule.type).toBe("constraint");

@@ -81,3 +81,36 @@ describe("decompose: properties over random memory bases", () => {
     );
   });
 });
+
+describe("decompose: linked facts", () => {
+  const DOC = [
+    "## Privacy", // 1
+    "- Shared artefacts must use the hashed `acct_key`, never the raw account id.", // 2
+    "", // 3
+    "## Data quirks", // 4
+    "- March extracts repeat rows for migrated accounts; dedupe on `acct_key` + `month`.", // 5
+    "- The `score` column is capped at 100 by the source.", // 6
+    "- On 2026-03-04 we found duplicates for `acct_key` in the March extract.", // 7
+    "", // 8
+    "## Plots", // 9
+    "- Plots are rendered with matplotlib.", // 10
+  ].join("\n");
+  const units = classifyMarkdown(DOC, goldClassifier([{ line: 2, type: "constraint" }, { line: 7, type: "episodic" }]));
+  const withLinks = decompose([{ name: "m.md", units }], { by: "section" });
+  const without = decompose([{ name: "m.md", units }], { by: "section", linkFacts: false });
+
+  it("copies a fact that names a rule's identifier into the partitions its scope governs, and says why", () => {
+    const privacy = withLinks.partitions.find((p) => p.id === "privacy");
+    const linked = privacy?.copied.find((c) => c.rule.unit.line === 5);
+    expect(linked?.why).toContain("linked fact: names `acct_key`, as the rule at L2 does");
+    expect(privacy?.text).toContain("dedupe on `acct_key` + `month`.");
+    expect(withLinks.violations).toEqual([]);
+  });
+
+  it("leaves facts without a shared identifier, episodes and the no-link mode alone", () => {
+    const lines = withLinks.rules.filter((r) => r.linked).map((r) => r.unit.line);
+    expect(lines).toEqual([5]);
+    expect(without.rules.some((r) => r.linked)).toBe(false);
+    expect(without.partitions.find((p) => p.id === "privacy")?.text).not.toContain("dedupe on");
+  });
+});

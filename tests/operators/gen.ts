@@ -125,3 +125,47 @@ export function parseLabels(jsonl: string): { line: number; type: KnowledgeType 
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as { line: number; type: KnowledgeType });
 }
+
+/**
+ * Extra sentences for documents scored by the real model (our own wording): borderline lines whose
+ * rule mass depends on context (facts with identifiers, soft rules, steps stated as facts).
+ */
+const BORDERLINE: string[] = [
+  "Exports from the billing job are deduplicated on `invoice_id` + `period`.",
+  "The `orders` table is append-only; corrections go in `orders_adjustments`.",
+  "Reviews usually take a day, so ask early.",
+  "Use the staging token only for smoke tests.",
+  "Dose changes are confirmed with the attending physician.",
+  "Logs older than 30 days are deleted by the retention job.",
+  "Run the linter on changed files only if the full run is too slow.",
+  "Keep secrets in the vault, never in `.env` files that are committed.",
+  "The holdout set is read-only.",
+  "Tag releases as `vMAJOR.MINOR.PATCH`.",
+  "Los importes se guardan siempre en céntimos.",
+  "Die Produktionsdatenbank wird nur über Migrationen geändert.",
+  "客户数据不得导出到个人电脑。",
+  "Ask before touching the payments schema.",
+  "It is nicer to squash commits before merging.",
+  "Last week the cache key changed and hit rates dropped.",
+];
+
+const richSentence = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...TYPES).chain((t) => fc.constantFrom(...POOL[t])) },
+  { weight: 2, arbitrary: fc.constantFrom(...BORDERLINE) },
+);
+const richBlock: fc.Arbitrary<string> = fc.oneof(
+  { weight: 5, arbitrary: fc.array(richSentence, { minLength: 1, maxLength: 6 }).map((xs) => xs.map((s) => `- ${s}`).join("\n")) },
+  { weight: 2, arbitrary: fc.tuple(richSentence, fc.array(richSentence, { minLength: 1, maxLength: 3 })).map(([p, cs]) => [`- ${p}`, ...cs.map((c) => `  - ${c}`)].join("\n")) },
+  { weight: 2, arbitrary: richSentence },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("Before you ship:", "Notes:", "When the pager fires:"), fc.array(richSentence, { minLength: 1, maxLength: 3 })).map(([lead, xs]) => [lead, "", ...xs.map((s, i) => `${i + 1}. ${s}`)].join("\n")) },
+  { weight: 1, arbitrary: fc.tuple(richSentence, fc.constantFrom(...CODE_LABEL.keys())).map(([s, c]) => `${s}\n\n\`\`\`${c.startsWith("{") ? "json" : "bash"}\n${c}\n\`\`\``) },
+  { weight: 1, arbitrary: fc.array(richSentence, { minLength: 1, maxLength: 3 }).map((xs) => ["| Item | Note |", "| --- | --- |", ...xs.map((s, i) => `| ${i} | ${s} |`)].join("\n")) },
+);
+const richSection = fc
+  .tuple(fc.constantFrom("Rules", "NEVER", "Testing", "packages/api", "Deploy", "Known facts", "Clinical notes", "Experiment log", "部署"), fc.array(richBlock, { minLength: 1, maxLength: 4 }))
+  .map(([h, bs]) => [`## ${h}`, "", bs.join("\n\n")].join("\n"));
+
+/** Random memory file for the real model: like memoryDoc, with borderline sentences and more section names. */
+export const richMemoryDoc: fc.Arbitrary<string> = fc
+  .tuple(fc.boolean(), fc.array(richSection, { minLength: 1, maxLength: 4 }))
+  .map(([h1, ss]) => `${[...(h1 ? ["# Team memory\n\nThis file collects what the agent should know."] : []), ...ss].join("\n\n")}\n`);
