@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plugin checks for CI (called by .ci/run; works in a fresh clone after `npm ci`, no network needed):
+# Plugin checks for CI (called by .ci/run; works in a fresh clone after `npm install`, no network needed):
 #  1. claude plugin validate --strict on the marketplace and on the plugin (hooks.json, skills included)
 #  2. skills-ref validate on skills/knowledge-triage and on the top-level SKILL.md (same bytes)
 #  3. the end-to-end tests (tests/e2e): the real Claude Code CLI, offline, against the mock Messages API;
@@ -26,7 +26,7 @@ if [ -x "$CLAUDE" ]; then
     [ -e "plugins/knowledge-triage/$L" ] || { echo "broken: plugins/knowledge-triage/$L"; FAIL=1; }
   done
 else
-  echo "SKIP: $CLAUDE not found (npm ci installs the devDependency @anthropic-ai/claude-code)"
+  echo "SKIP: $CLAUDE not found (npm install installs the devDependency @anthropic-ai/claude-code)"
 fi
 
 step "skills-ref validate"
