@@ -1,4 +1,4 @@
-import { regexScores } from "./regex-tier.js";
+import { HARD, regexScores } from "./regex-tier.js";
 import { TYPES, type ClassifiedUnit, type KnowledgeType, type Unit } from "./types.js";
 import { isStructure, segment } from "./units.js";
 
@@ -16,9 +16,35 @@ export const regexClassifier: Classifier = {
   scores: (units) => units.map((u) => regexScores(u)),
 };
 
+const HEADING_DATE = /\b(19|20)\d\d[-/.]\d\d?([-/.]\d\d?)?\b|\d{4}年|\d{4}년/;
+
+/**
+ * The types a heading may take. Headings are classified like any line but are not scored or trained
+ * on (labelling-rules.md), so the model's view of them is weak: a heading is a belief (it names a
+ * topic), a constraint only when it states a rule itself ("## NEVER touch prod": a hard modal, via
+ * the regex tier's cue list), episodic only when it dates a log entry ("### 2024-05-03").
+ */
+function headingTypes(text: string): Set<KnowledgeType> {
+  const allowed = new Set<KnowledgeType>(["belief"]);
+  if (HARD.test(text)) allowed.add("constraint");
+  if (HEADING_DATE.test(text)) allowed.add("episodic");
+  return allowed;
+}
+
+/** Scores restricted to `allowed` types and renormalised to sum to 1. */
+function restrict(scores: Record<KnowledgeType, number>, allowed: Set<KnowledgeType>): Record<KnowledgeType, number> {
+  let sum = 0;
+  for (const t of allowed) sum += scores[t];
+  const out = zeroScores();
+  for (const t of allowed) out[t] = sum > 0 ? scores[t] / sum : 1 / allowed.size;
+  return out;
+}
+
 /**
  * Label units: structure units get type "structure" with confidence 1 and zero scores;
  * every other unit gets the argmax type (ties broken by TYPES order) and its probability.
+ * Headings are restricted to belief, constraint (when they carry a hard modal) and episodic
+ * (when they carry a date); see headingTypes.
  */
 export function classifyUnits(units: readonly Unit[], classifier: Classifier): ClassifiedUnit[] {
   const content = units.filter((u) => !isStructure(u));
@@ -30,7 +56,8 @@ export function classifyUnits(units: readonly Unit[], classifier: Classifier): C
       out.push({ ...u, type: "structure", confidence: 1, scores: zeroScores() });
       continue;
     }
-    const scores = rows[k++] as Record<KnowledgeType, number>;
+    const raw = rows[k++] as Record<KnowledgeType, number>;
+    const scores = u.kind === "heading" ? restrict(raw, headingTypes(u.text)) : raw;
     let best: KnowledgeType = TYPES[0];
     for (const t of TYPES) if (scores[t] > scores[best]) best = t;
     out.push({ ...u, type: best, confidence: scores[best], scores });
