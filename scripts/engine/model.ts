@@ -29,12 +29,7 @@ export function encodeFloat32(values: ArrayLike<number>): string {
 
 /** Decode base64 little-endian Float32 into a Float32Array. Throws if the byte length is not a multiple of 4. */
 export function decodeFloat32(b64: string): Float32Array {
-  const buf = decodeBase64Strict(b64);
-  if (buf.byteLength % 4 !== 0) throw new Error("float32 data length is not a multiple of 4 bytes");
-  const out = new Float32Array(buf.byteLength / 4);
-  if (LITTLE_ENDIAN) out.set(new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)));
-  else for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4);
-  return out;
+  return decodeLE32(b64, "float32") as Float32Array;
 }
 
 /**
@@ -70,11 +65,17 @@ export function encodeInt32(values: ArrayLike<number>): string {
 
 /** Decode base64 little-endian Int32. Throws if the byte length is not a multiple of 4. */
 export function decodeInt32(b64: string): Int32Array {
+  return decodeLE32(b64, "int32") as Int32Array;
+}
+
+/** Decode base64 little-endian 32-bit values (a typed-array copy on little-endian hosts). */
+function decodeLE32(b64: string, kind: "float32" | "int32"): Float32Array | Int32Array {
   const buf = decodeBase64Strict(b64);
-  if (buf.byteLength % 4 !== 0) throw new Error("int32 data length is not a multiple of 4 bytes");
-  const out = new Int32Array(buf.byteLength / 4);
-  if (LITTLE_ENDIAN) out.set(new Int32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)));
-  else for (let i = 0; i < out.length; i++) out[i] = buf.readInt32LE(i * 4);
+  if (buf.byteLength % 4 !== 0) throw new Error(`${kind} data length is not a multiple of 4 bytes`);
+  const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+  if (LITTLE_ENDIAN) return kind === "float32" ? new Float32Array(bytes) : new Int32Array(bytes);
+  const out = kind === "float32" ? new Float32Array(buf.byteLength / 4) : new Int32Array(buf.byteLength / 4);
+  for (let i = 0; i < out.length; i++) out[i] = kind === "float32" ? buf.readFloatLE(i * 4) : buf.readInt32LE(i * 4);
   return out;
 }
 

@@ -46,11 +46,34 @@ function charClass(c: number): number {
 export function terms(text: string): string[] {
   const out: string[] = [];
   const lower = text.toLowerCase();
-  const n = lower.length;
+  const sp = spans(lower);
+  for (let t = 0; t < sp.length; t += 4) {
+    const cls = sp[t] as number;
+    const i = sp[t + 1] as number;
+    const j = sp[t + 2] as number;
+    if (cls === 1) {
+      const w = lower.slice(i, j);
+      if (!STOP.has(w)) out.push(stem(w, sp[t + 3] === 1));
+    } else if (j - i === 1) {
+      out.push(lower[i] as string);
+    } else {
+      for (let k = i; k + 1 < j; k++) out.push(lower.slice(k, k + 2));
+    }
+  }
+  return out;
+}
+
+/**
+ * Token spans of lower-cased text, shared by terms() and termHashes(): a flat array of
+ * (character class, start, end, 1 if the run has a digit) quadruples; class 1 is a word, others CJK.
+ */
+function spans(s: string): number[] {
+  const out: number[] = [];
+  const n = s.length;
   let i = 0;
   while (i < n) {
-    const c0 = lower.charCodeAt(i);
-    const cls = c0 < 128 ? ASCII_CLASS[c0] : charClass(c0);
+    const c0 = s.charCodeAt(i);
+    const cls = c0 < 128 ? (ASCII_CLASS[c0] as number) : charClass(c0);
     if (cls === 0) {
       i++;
       continue;
@@ -58,19 +81,12 @@ export function terms(text: string): string[] {
     let j = i + 1;
     let digit = c0 >= 48 && c0 <= 57;
     while (j < n) {
-      const c = lower.charCodeAt(j);
+      const c = s.charCodeAt(j);
       if ((c < 128 ? ASCII_CLASS[c] : charClass(c)) !== cls) break;
       if (c >= 48 && c <= 57) digit = true;
       j++;
     }
-    if (cls === 1) {
-      const w = lower.slice(i, j);
-      if (!STOP.has(w)) out.push(stem(w, digit));
-    } else if (j - i === 1) {
-      out.push(lower[i] as string);
-    } else {
-      for (let k = i; k + 1 < j; k++) out.push(lower.slice(k, k + 2));
-    }
+    out.push(cls, i, j, digit ? 1 : 0);
     i = j;
   }
   return out;
@@ -99,32 +115,19 @@ const Y = 121;
 export function termHashes(text: string): number[] {
   const out: number[] = [];
   const s = text.toLowerCase();
-  const n = s.length;
-  let i = 0;
-  while (i < n) {
-    const c0 = s.charCodeAt(i);
-    const cls = c0 < 128 ? ASCII_CLASS[c0] : charClass(c0);
-    if (cls === 0) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    let digit = c0 >= 48 && c0 <= 57;
-    while (j < n) {
-      const c = s.charCodeAt(j);
-      if ((c < 128 ? ASCII_CLASS[c] : charClass(c)) !== cls) break;
-      if (c >= 48 && c <= 57) digit = true;
-      j++;
-    }
+  const sp = spans(s);
+  for (let t = 0; t < sp.length; t += 4) {
+    const cls = sp[t] as number;
+    const i = sp[t + 1] as number;
+    const j = sp[t + 2] as number;
     if (cls === 1) {
       const whole = fnv(s, i, j, 0x811c9dc5) >>> 0;
-      if (!STOP_HASH.has(whole) || !STOP.has(s.slice(i, j))) out.push(stemHash(s, i, j, digit, whole));
+      if (!STOP_HASH.has(whole) || !STOP.has(s.slice(i, j))) out.push(stemHash(s, i, j, sp[t + 3] === 1, whole));
     } else if (j - i === 1) {
       out.push(fnv(s, i, j, 0x811c9dc5) >>> 0);
     } else {
       for (let k = i; k + 1 < j; k++) out.push(fnv(s, k, k + 2, 0x811c9dc5) >>> 0);
     }
-    i = j;
   }
   return out;
 }
