@@ -112,8 +112,7 @@ export function vectorize(
   groupWeights: Readonly<Record<string, number>> = GROUP_WEIGHTS,
 ): SparseVector[] {
   const index = buildTermIndex(terms, idf, groupWeights);
-  const counts = new Float64Array(terms.length);
-  return examples.map((e) => tfidfVector(e.feats, index, counts));
+  return examples.map((e) => tfidfVector(e.feats, index));
 }
 
 /**
