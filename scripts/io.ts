@@ -2,10 +2,10 @@
  * File and stdin I/O at the edge: byte-safe decoding, atomic writes, model loading.
  * The engine never imports this module.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { UsageError } from "./errors.js";
+import { TriageError, UsageError } from "./errors.js";
 
 /** Decoded text of a file or stdin plus warnings (invalid UTF-8, NUL bytes). */
 export interface DecodedInput {
@@ -51,12 +51,89 @@ export function readInput(path: string): DecodedInput {
   }
 }
 
-/** Write a file atomically: write a temp file beside it, then rename over the target. */
+/** A file could not be written (EACCES, EISDIR, ENOTDIR, ENOSPC...): one line, exit 1. */
+export class WriteError extends TriageError {
+  constructor(path: string, code: string) {
+    super(`cannot write ${path}: ${code}`, "WRITE_FAILED", 1);
+  }
+}
+
+const errCode = (e: unknown): string => (e as NodeJS.ErrnoException)?.code ?? (e as Error)?.message ?? String(e);
+
+/**
+ * Write a file atomically: write a temp file beside it, then rename over the target (parent folders
+ * are created). Throws WriteError (`cannot write <path>: <errno code>`) on any failure; the temp file
+ * is removed and the target left as it was.
+ */
 export function writeFileAtomic(path: string, data: string): void {
-  mkdirSync(dirname(resolve(path)), { recursive: true });
+  try {
+    if (statSync(path).isDirectory()) throw new WriteError(path, "EISDIR");
+  } catch (e) {
+    if (e instanceof WriteError) throw e;
+  }
+  try {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+  } catch (e) {
+    // mkdir -p reports a file in the way of a parent folder as EEXIST: say what it means.
+    throw new WriteError(path, errCode(e) === "EEXIST" ? "ENOTDIR" : errCode(e));
+  }
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+    throw new WriteError(path, errCode(e));
+  }
+}
+
+/** Device + inode of an existing path (symlinks followed), or null when it does not exist. */
+function fileIdentity(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `a` and `b` name the same file: same resolved path, or same device + inode (symlink, hard link). */
+export function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const ia = fileIdentity(a);
+  return ia !== null && ia === fileIdentity(b);
+}
+
+/** Options of `refuseOverwrite`: the `--force` flag, the command's input files, and existing files it owns. */
+export interface OverwriteOptions {
+  /** `--force` was given: allow overwriting anything but a folder. */
+  force?: boolean;
+  /** Input files of the command (never overwritten without --force, even when `owned` accepts them). */
+  inputs?: readonly string[];
+  /** Existing files the command may replace without --force (its own earlier output, e.g. a retrained model). */
+  owned?: (path: string) => boolean;
+}
+
+/**
+ * The shared "refuse to overwrite" rule of every command that writes a user-named path (the `--force`
+ * convention). Throws UsageError naming `path` when it would overwrite one of `inputs`, or an existing
+ * file that `owned` does not accept, unless `force`; WriteError (EISDIR) when it is a folder.
+ */
+export function refuseOverwrite(path: string, opts: OverwriteOptions = {}): void {
+  let st: ReturnType<typeof statSync> | null = null;
+  try {
+    st = statSync(path);
+  } catch {
+    st = null;
+  }
+  if (st?.isDirectory()) throw new WriteError(path, "EISDIR");
+  if (opts.force) return;
+  if ((opts.inputs ?? []).some((i) => i !== "-" && sameFile(i, path))) {
+    throw new UsageError(`refusing to overwrite ${path}: it is an input file (use --force to allow)`);
+  }
+  if (st && !(opts.owned?.(path) ?? false)) throw new UsageError(`refusing to overwrite existing file ${path} (use --force to overwrite)`);
 }
 
 /**

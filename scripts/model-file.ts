@@ -85,6 +85,7 @@ export function writeModel(path: string, m: ModelFile): number {
     metadata: m.metadata,
     temperature: round(m.temperature, 6),
     groupWeights: m.groupWeights,
+    ...(m.stems ? { stems: m.stems } : {}),
     bias: m.bias.map((x) => round(x, 5)),
     terms: m.terms,
     idf: m.idf,

@@ -70,19 +70,27 @@ export function registerClassify(program: Command): void {
       if (files.filter((f) => f === "-").length > 1) throw new UsageError("stdin (-) can be given only once");
       const classifier = loadClassifier(opts.model);
       const rows: ClassifyRow[] = [];
+      const perFile: Array<{ file: string; count: number }> = [];
       for (const f of files) {
         const input = readInput(f);
         for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
-        rows.push(...toRows(f, classifyMarkdown(input.text, classifier)));
+        const fileRows = toRows(f, classifyMarkdown(input.text, classifier));
+        perFile.push({ file: f, count: fileRows.length });
+        rows.push(...fileRows);
       }
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(rows)}\n`);
         return;
       }
-      process.stdout.write(renderTable(rows));
-      if (opts.summary || rows.length > 0) {
-        const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
-        process.stdout.write(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
+      // Per file, so a file with no units still gets its "== file" header.
+      let start = 0;
+      for (const n of perFile) {
+        const fileRows = rows.slice(start, start + n.count);
+        start += n.count;
+        process.stdout.write(fileRows.length ? renderTable(fileRows) : `== ${n.file}\n`);
       }
+      // The count line is printed always (also for 0 units); --summary is kept for compatibility.
+      const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
+      process.stdout.write(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
     });
 }

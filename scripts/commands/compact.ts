@@ -2,8 +2,8 @@ import type { Command } from "commander";
 import { resolveBudget, estimateTokens } from "../engine/budget.js";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
-import { UsageError } from "../errors.js";
-import { loadClassifier, readInput, writeFileAtomic } from "../io.js";
+import { CompactionUnsafeError, UsageError } from "../errors.js";
+import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic } from "../io.js";
 import { compact } from "../operators/compact.js";
 import { CompactReportSchema } from "../operators/schemas.js";
 
@@ -15,8 +15,10 @@ export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inpu
     if (s.trim() === "" || !Number.isFinite(v)) throw new UsageError(`${name} must be a number, got "${s}"`);
     return v;
   };
+  const ratio = num(flags.ratio, names[1] as string);
+  if (ratio !== undefined && !(ratio > 0 && ratio <= 1)) throw new UsageError(`${names[1]} must be in (0, 1], got "${flags.ratio}"`);
   try {
-    return resolveBudget({ budget: num(flags.budget, names[0] as string), ratio: num(flags.ratio, names[1] as string) }, inputTokens);
+    return resolveBudget({ budget: num(flags.budget, names[0] as string), ratio }, inputTokens);
   } catch (e) {
     if (e instanceof RangeError) throw new UsageError(`${e.message} (${names.join(" or ")})`);
     throw e;
@@ -31,6 +33,23 @@ export function pinMassFlag(s: string | undefined): number | undefined {
   return v;
 }
 
+/** Longest rule text shown per line of a COMPACTION_UNSAFE message, in characters. */
+const UNFIT_TEXT_MAX = 200;
+/** Most rules listed in a COMPACTION_UNSAFE message before "... and N more". */
+const UNFIT_LIST_MAX = 20;
+
+/**
+ * Rebuild a COMPACTION_UNSAFE error so its message stays short whatever the rules' size: each listed
+ * rule ("L<line>: text") is cut to UNFIT_TEXT_MAX characters with an ellipsis, at most UNFIT_LIST_MAX
+ * rules, then "... and N more". `needed` and the full `unfit` list are kept on the error.
+ */
+export function capUnsafeMessage(e: CompactionUnsafeError): CompactionUnsafeError {
+  const head = e.message.split("\n")[0] ?? e.message;
+  const shown = e.unfit.slice(0, UNFIT_LIST_MAX).map((s) => `  ${s.length > UNFIT_TEXT_MAX ? `${s.slice(0, UNFIT_TEXT_MAX - 1)}…` : s}`);
+  if (e.unfit.length > UNFIT_LIST_MAX) shown.push(`  ... and ${e.unfit.length - UNFIT_LIST_MAX} more`);
+  return new CompactionUnsafeError(`${head.length > 400 ? `${head.slice(0, 399)}…` : head}\n${shown.join("\n")}`, e.needed, e.unfit);
+}
+
 interface CompactFlags {
   budget?: string;
   ratio?: string;
@@ -38,6 +57,7 @@ interface CompactFlags {
   json?: boolean;
   model?: string;
   pinMass?: string;
+  force?: boolean;
 }
 
 /** `triage compact <file|-> (--budget N | --ratio R) [-o out] [--json]`. */
@@ -52,14 +72,21 @@ export function registerCompact(program: Command): void {
     .option("--json", "print a JSON report (budget, sizes, per-unit action) instead of the text")
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
     .option("--pin-mass <p>", "also pin units with P(constraint)+P(procedural) >= p (default 0.4)")
+    .option("--force", "allow -o to overwrite an existing file (even the input)")
     .action((file: string, opts: CompactFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       const input = readInput(file);
+      if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
       for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
       const units = classifyForOperators(segment(input.text), loadClassifier(opts.model));
       const inputTokens = units.length ? estimateTokens(`${units.map((u) => u.text).join("\n")}\n`) : 0;
       const budget = budgetFromFlags(opts, inputTokens);
-      const result = compact(units, { budget, pinMass: pinMassFlag(opts.pinMass) }); // throws CompactionUnsafeError: nothing written
+      let result: ReturnType<typeof compact>;
+      try {
+        result = compact(units, { budget, pinMass: pinMassFlag(opts.pinMass) }); // throws CompactionUnsafeError: nothing written
+      } catch (e) {
+        throw e instanceof CompactionUnsafeError ? capUnsafeMessage(e) : e;
+      }
       if (opts.output) writeFileAtomic(opts.output, result.text);
       if (opts.json) {
         const report = CompactReportSchema.parse({

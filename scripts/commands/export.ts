@@ -13,7 +13,8 @@ export function registerExport(program: Command): void {
     .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
     .option("--out <dir>", "project root to write into (default: current directory)")
     .option("--stdout", "print the files instead of writing them")
-    .action((opts: { format: string; rulesDir?: string; out?: string; stdout?: boolean }) => {
+    .option("--force", "replace or remove exported files even when they were edited since the last export")
+    .action((opts: { format: string; rulesDir?: string; out?: string; stdout?: boolean; force?: boolean }) => {
       if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}`);
       const format = opts.format as ExportFormat;
       const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
@@ -21,7 +22,7 @@ export function registerExport(program: Command): void {
         for (const f of planExport(format, readRuleFiles(rulesDir))) process.stdout.write(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
         return;
       }
-      const r = exportRules(rulesDir, opts.out ?? process.cwd(), format);
+      const r = exportRules(rulesDir, opts.out ?? process.cwd(), format, { force: opts.force });
       if (r.rules === 0) process.stderr.write(`triage: no rules in ${rulesDir}\n`);
       for (const f of r.files) process.stdout.write(`wrote ${f}\n`);
       for (const f of r.removed) process.stdout.write(`removed ${f}\n`);

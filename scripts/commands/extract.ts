@@ -9,6 +9,7 @@ interface ExtractCliOptions {
   json?: boolean;
   dryRun?: boolean;
   llm?: string;
+  llmTimeout?: string;
   model?: string;
   session?: string;
   explain?: boolean;
@@ -24,6 +25,7 @@ export function registerExtract(program: Command): void {
     .option("--json", "print the report as JSON")
     .option("--dry-run", "show what would be written; write nothing")
     .option("--llm <cmd>", "ask this shell command (prompt on stdin, yes/no on stdout) about borderline sentences")
+    .option("--llm-timeout <ms>", "timeout of one --llm call in ms; the command's process group is killed then", "10000")
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
     .option("--session <id>", "session id (default: transcript file name)")
     .option("--explain", "print every candidate sentence with its score and verdict (redacted)")
@@ -32,14 +34,16 @@ export function registerExtract(program: Command): void {
       // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
       const opts = cmd.optsWithGlobals<ExtractCliOptions>();
       const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
+      const llmTimeoutMs = Number(opts.llmTimeout ?? 10000);
+      if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs <= 0) throw new UsageError(`--llm-timeout must be a positive whole number of ms, got '${opts.llmTimeout}'`);
       const classifier = lazyClassifier(() => loadClassifier(opts.model));
       const verdicts: import("../memory/extract.js").Verdict[] = [];
       let report: import("../memory/api.js").ExtractReport;
       if (opts.explain) {
         const { runExtract } = await import("../memory/extract-run.js");
-        report = await runExtract({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, sessionId: opts.session }, { verdicts });
+        report = await runExtract({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, llmTimeoutMs, sessionId: opts.session }, { verdicts });
       } else {
-        report = await extractTranscript({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, sessionId: opts.session });
+        report = await extractTranscript({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, llmTimeoutMs, sessionId: opts.session });
       }
       for (const w of report.warnings) process.stderr.write(`triage: ${w}\n`);
       if (opts.json) {

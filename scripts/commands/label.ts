@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { classifyMarkdown } from "../engine/classify.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { UsageError } from "../errors.js";
-import { loadClassifier, readInput, writeFileAtomic } from "../io.js";
+import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic } from "../io.js";
 import { buildLlmPrompt, parseLlmAnswer } from "../llm.js";
 
 const MEMORY_NAMES = new Set([".cursorrules", ".windsurfrules", ".clinerules", "CLAUDE.md", "AGENTS.md", "GEMINI.md"]);
@@ -60,12 +60,14 @@ export function registerLabel(program: Command): void {
     .option("--model <path>", "model file (default: bundled; /dev/null = regex tier)")
     .option("--llm <command>", "shell command that reads a prompt on stdin and answers with one type name")
     .option("--llm-timeout <ms>", "per-call timeout for --llm in ms", "30000")
-    .action((paths: string[], opts: { output: string; model?: string; llm?: string; llmTimeout: string }) => {
+    .option("--force", "allow -o to overwrite an existing file")
+    .action((paths: string[], opts: { output: string; model?: string; llm?: string; llmTimeout: string; force?: boolean }) => {
       const timeout = Number(opts.llmTimeout);
       if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--llm-timeout must be a positive number of ms (got ${opts.llmTimeout})`);
       const classifier = loadClassifier(opts.model);
       const files = collectMemoryFiles(paths);
       if (files.length === 0) throw new UsageError(`no memory files found under ${paths.join(", ")}`);
+      refuseOverwrite(opts.output, { force: opts.force, inputs: files });
       const rows: LabelRow[] = [];
       let llmCalls = 0;
       let llmFailures = 0;

@@ -1,13 +1,25 @@
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { computeMetrics, summarizeMetrics, formatMetrics } from "../engine/metrics.js";
 import { encodeFloat32, encodeInt32, quantizeInt8, MODEL_FORMAT, MODEL_VERSION, modelClassifier, type ModelFile } from "../engine/model.js";
 import { argmax, buildExamples, crossValidate, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, fitModel, fitTemperature, type TrainOptions } from "../engine/train.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
+import { packStems } from "../engine/tokenize.js";
 import { GROUPS, HASH_BITS } from "../engine/features.js";
 import { loadLabelledData } from "../data.js";
 import { UsageError } from "../errors.js";
+import { refuseOverwrite } from "../io.js";
 import { evaluateDocs } from "../evaluate.js";
 import { writeModel } from "../model-file.js";
+
+/** True when `path` holds a Knowledge Triage model file (any format version): a retrain may replace it. */
+function isModelFile(path: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(path, "utf8")) as { format?: unknown } | null)?.format === MODEL_FORMAT;
+  } catch {
+    return false;
+  }
+}
 
 function intOpt(name: string, v: string | undefined, def: number, min: number): number {
   if (v === undefined) return def;
@@ -52,7 +64,8 @@ export function registerTrain(program: Command): void {
     .option("--epochs <n>", "optimisation epochs", String(DEFAULT_TRAIN_OPTIONS.epochs))
     .option("--test <data>", "held-out labelled data to evaluate the final model on")
     .option("--min-constraint-recall <r>", "constraint recall the decision offsets must reach on CV (0 = argmax)", "0.96")
-    .action((data: string, opts: { output: string; folds?: string; seed?: string; epochs?: string; test?: string; minConstraintRecall: string }) => {
+    .option("--force", "allow -o to overwrite an existing file that is not a model file")
+    .action((data: string, opts: { output: string; folds?: string; seed?: string; epochs?: string; test?: string; minConstraintRecall: string; force?: boolean }) => {
       const minRecall = Number(opts.minConstraintRecall);
       if (!(minRecall >= 0 && minRecall <= 1)) throw new UsageError(`--min-constraint-recall must be in [0, 1] (got ${opts.minConstraintRecall})`);
       const options: TrainOptions = {
@@ -62,6 +75,7 @@ export function registerTrain(program: Command): void {
         epochs: intOpt("--epochs", opts.epochs, DEFAULT_TRAIN_OPTIONS.epochs, 1),
       };
       if (options.folds === 1) throw new UsageError("--folds must be 0 (no CV) or at least 2");
+      refuseOverwrite(opts.output, { force: opts.force, inputs: [data, ...(opts.test ? [opts.test] : [])], owned: isModelFile });
       const t0 = performance.now();
       const train = loadLabelledData(data);
       const test = opts.test ? loadLabelledData(opts.test) : null;
@@ -105,6 +119,7 @@ export function registerTrain(program: Command): void {
         bias: Array.from(fit.b).map((b, k) => b + (offsets[k] as number)),
         temperature,
         groupWeights: { ...options.groupWeights },
+        stems: packStems(),
         metadata: {
           createdAt: trainingDate(),
           trainer: "one-vs-rest logistic regression, full-batch Adam (scripts/engine/train.ts)",

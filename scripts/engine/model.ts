@@ -6,6 +6,7 @@
 import * as z from "zod/mini";
 import type { Classifier } from "./classify.js";
 import { addSectionFeatures, analyze, GROUPS, HASH_BITS, unitFeatures } from "./features.js";
+import { seedStems } from "./tokenize.js";
 import { TYPES, type Unit } from "./types.js";
 
 export const MODEL_FORMAT = "knowledge-triage/model";
@@ -126,6 +127,8 @@ export const ModelFileSchema = z
     /** Softmax temperature fitted on out-of-fold logits (minimises negative log-likelihood). */
     temperature: z.number().check(z.positive()),
     groupWeights: z.record(z.string(), z.number()),
+    /** Stems of the words seen in training, per stemmer language ("word stem ..."; see seedStems). */
+    stems: z.optional(z.record(z.string(), z.string())),
     metadata: z.object({
       createdAt: z.string(),
       trainer: z.string(),
@@ -286,11 +289,14 @@ export function sequenceFeatures(units: readonly Unit[]): number[][] {
 export function modelClassifier(model: ModelFile): Classifier {
   const K = TYPES.length;
   const ids = decodeInt32(model.terms);
-  const n = ids.length;
   const index = buildTermIndex(ids, decodeFloat32(model.idf), model.groupWeights);
-  // Term-major as stored: one pass over a unit's terms scores all K classes; Float32 halves the
-  // memory the dot products walk compared with Float64.
-  const w = dequantizeInt8(model.weights, model.weightScales);
+  if (model.stems) seedStems(model.stems);
+  // The Int8 weights are used as stored (term-major, 150 KiB: one pass over a unit's terms scores
+  // all K classes and stays in cache); each class's scale is applied once per unit.
+  const qb = decodeBase64Strict(model.weights);
+  const w = new Int8Array(qb.buffer, qb.byteOffset, qb.byteLength);
+  const wscale = Float64Array.from(model.weightScales);
+  const acc = new Float64Array(K);
   const bias = model.bias;
   const T = model.temperature;
   const z = new Float64Array(K);
@@ -300,12 +306,13 @@ export function modelClassifier(model: ModelFile): Classifier {
     scores(units) {
       return sequenceFeatures(units).map((feats) => {
         const x = tfidfVector(feats, index, scratch);
-        for (let k = 0; k < K; k++) z[k] = bias[k] as number;
+        acc.fill(0);
         for (let t = 0; t < x.n; t++) {
           const base = (x.idx[t] as number) * K;
           const v = x.val[t] as number;
-          for (let k = 0; k < K; k++) z[k] = (z[k] as number) + v * (w[base + k] as number);
+          for (let k = 0; k < K; k++) acc[k] = (acc[k] as number) + v * (w[base + k] as number);
         }
+        for (let k = 0; k < K; k++) z[k] = (bias[k] as number) + (wscale[k] as number) * (acc[k] as number);
         const p = softmax(z, T);
         return { constraint: p[0] as number, procedural: p[1] as number, belief: p[2] as number, preference: p[3] as number, episodic: p[4] as number };
       });

@@ -74,6 +74,34 @@ export function guessLatinLang(words: readonly string[]): StemLang {
 
 const stemCaches: Record<Exclude<StemLang, "none">, Map<string, string>> = { en: new Map(), es: new Map(), de: new Map(), ru: new Map() };
 
+/**
+ * Seed the stem caches with word -> stem pairs (the model file ships the stems of the words seen in
+ * training, so a cold start rarely runs the regex-heavy stemmers). `packed` maps a language to
+ * "word stem word stem ..." (space-separated; "=" as the stem means the word itself).
+ */
+export function seedStems(packed: Readonly<Record<string, string>>): void {
+  for (const [lang, text] of Object.entries(packed)) {
+    const cache = stemCaches[lang as Exclude<StemLang, "none">];
+    if (!cache || text === "") continue;
+    const parts = text.split(" ");
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const w = parts[i] as string;
+      const st = parts[i + 1] as string;
+      if (!cache.has(w)) cache.set(w, st === "=" ? w : st);
+    }
+  }
+}
+
+/** The current stem caches packed as for seedStems, words sorted, at most `max` per language. */
+export function packStems(max = 20000): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [lang, cache] of Object.entries(stemCaches)) {
+    const words = [...cache.keys()].filter((w) => !w.includes(" ")).sort().slice(0, max);
+    out[lang] = words.map((w) => `${w} ${cache.get(w) === w ? "=" : cache.get(w)}`).join(" ");
+  }
+  return out;
+}
+
 /** Stem one lowercased word for a language; KEEP_WORDS and non-letter tokens are returned unchanged. Cached per language. */
 export function stemWord(word: string, lang: StemLang): string {
   if (lang === "none" || word.length < 4) return word;
@@ -96,7 +124,9 @@ export function stemWord(word: string, lang: StemLang): string {
 
 const segmenters = new Map<string, Intl.Segmenter>();
 function segmenterFor(run: string): Intl.Segmenter {
-  const locale = /[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run) ? "ja" : /\p{Script=Thai}/u.test(run) ? "th" : "zh";
+  // One segmenter for Han and kana (ICU uses the same CJ dictionary for ja and zh; creating a
+  // second one costs another ~15 ms at cold start), one for Thai.
+  const locale = /\p{Script=Thai}/u.test(run) ? "th" : "ja";
   let s = segmenters.get(locale);
   if (!s) {
     s = new Intl.Segmenter(locale, { granularity: "word" });

@@ -7,12 +7,17 @@
  * - agents / gemini: a managed block in AGENTS.md / GEMINI.md between marker comments; the rest of the
  *   file is kept byte for byte.
  * Pure planning (planExport) plus a small writer. Our files are recognised by the `knowledge-triage` prefix.
+ * The writer records the sha256 of every whole file it writes in `<rulesDir>/.state/export.json` and
+ * refuses (ExportConflictError) to replace or remove one that was edited since, unless `force`.
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import * as z from "zod/mini";
+import { TriageError } from "../errors.js";
 import { globSlug } from "./render.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned.js";
-import { writeIfChanged } from "./state.js";
+import { stateDir, toJson, writeIfChanged } from "./state.js";
 
 /** Supported export formats. */
 export const EXPORT_FORMATS = ["cursor", "copilot", "windsurf", "agents", "gemini"] as const;
@@ -78,33 +83,87 @@ export function mergeBlock(existing: string | null, block: string): string {
   return `${existing.replace(/\n*$/, "\n\n")}${block}`;
 }
 
+/** An exported file was edited (or not written by `triage export`) and would be replaced or removed (exit 1). */
+export class ExportConflictError extends TriageError {
+  constructor(message: string) {
+    super(message, "EXPORT_CONFLICT", 1);
+  }
+}
+
+/** `<rulesDir>/.state/export.json`: sha256 (hex) of each whole file export wrote, by absolute path. */
+const ExportStateSchema = z.object({ version: z.literal(1), files: z.record(z.string(), z.string()) });
+const EXPORT_STATE = "export.json";
+const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex");
+
+function loadExportState(rulesDir: string): Record<string, string> {
+  try {
+    const r = ExportStateSchema.safeParse(JSON.parse(readFileSync(join(stateDir(rulesDir), EXPORT_STATE), "utf8")));
+    return r.success ? { ...r.data.files } : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Throw ExportConflictError unless the existing file at `p` (text `current`) is byte-identical to what
+ * export last wrote there (its sha256 is recorded) or to `next` (the bytes about to be written).
+ */
+function checkOwned(p: string, current: string, next: string | null, recorded: Record<string, string>): void {
+  if (next !== null && current === next) return;
+  const h = recorded[resolve(p)];
+  if (h === sha256(current)) return;
+  const verb = next === null ? "remove" : "overwrite";
+  const why = h === undefined ? "it was not written by triage export" : "it was edited since triage export wrote it";
+  throw new ExportConflictError(`refusing to ${verb} ${p}: ${why} (use --force to replace it)`);
+}
+
 /**
  * Export the rules of `rulesDir` into `projectDir` in `format`. Writes only changed files; removes our own
  * per-glob files that no longer have rules. Returns the paths written or kept, and the removed ones.
+ * Whole files (cursor, copilot, windsurf) edited since the last export, or not written by it, are
+ * neither replaced nor removed: ExportConflictError before anything is written, unless `opts.force`.
+ * Managed blocks (agents, gemini) replace only the block, as before.
  */
-export function exportRules(rulesDir: string, projectDir: string, format: ExportFormat): { files: string[]; removed: string[]; rules: number } {
+export function exportRules(
+  rulesDir: string,
+  projectDir: string,
+  format: ExportFormat,
+  opts: { force?: boolean } = {},
+): { files: string[]; removed: string[]; rules: number } {
   const parsed = readRuleFiles(rulesDir);
   const plan = planExport(format, parsed);
+  const recorded = loadExportState(rulesDir);
   const files: string[] = [];
   const removed: string[] = [];
+  const dirs: Record<string, string> = { cursor: ".cursor/rules", copilot: ".github/instructions", windsurf: ".windsurf/rules" };
+  const d = dirs[format];
+  const keep = new Set(plan.map((f) => join(projectDir, f.path)));
+  const stale = d && existsSync(join(projectDir, d)) ? readdirSync(join(projectDir, d)).filter((n) => n.startsWith("knowledge-triage") && !keep.has(join(projectDir, d, n))).map((n) => join(projectDir, d, n)) : [];
+  // Check every whole file first, so a refusal leaves the project untouched.
+  if (!opts.force) {
+    for (const f of plan) {
+      const p = join(projectDir, f.path);
+      if (!f.block && existsSync(p)) checkOwned(p, readFileSync(p, "utf8"), f.content, recorded);
+    }
+    for (const p of stale) checkOwned(p, readFileSync(p, "utf8"), null, recorded);
+  }
+  const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
     mkdirSync(dirname(p), { recursive: true });
     const content = f.block ? mergeBlock(existsSync(p) ? readFileSync(p, "utf8") : null, f.content) : f.content;
     writeIfChanged(p, content);
+    if (!f.block) next[resolve(p)] = sha256(content);
     files.push(p);
   }
-  const dirs: Record<string, string> = { cursor: ".cursor/rules", copilot: ".github/instructions", windsurf: ".windsurf/rules" };
-  const d = dirs[format];
-  if (d && existsSync(join(projectDir, d))) {
-    const keep = new Set(plan.map((f) => join(projectDir, f.path)));
-    for (const n of readdirSync(join(projectDir, d))) {
-      const p = join(projectDir, d, n);
-      if (n.startsWith("knowledge-triage") && !keep.has(p)) {
-        unlinkSync(p);
-        removed.push(p);
-      }
-    }
+  for (const p of stale) {
+    unlinkSync(p);
+    delete next[resolve(p)];
+    removed.push(p);
+  }
+  if (JSON.stringify(next) !== JSON.stringify(recorded)) {
+    mkdirSync(stateDir(rulesDir), { recursive: true });
+    writeIfChanged(join(stateDir(rulesDir), EXPORT_STATE), toJson({ version: 1, files: next }));
   }
   return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0) };
 }

@@ -143,7 +143,9 @@ describe("triage classify --model", () => {
     expect(r.code, r.stderr).toBe(0);
     const rows = parseRows(r.stdout);
     expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row.confidence).toBe(0.7);
+    // Headings are restricted to belief/constraint/episodic (classify.ts headingTypes), so their
+    // renormalised confidence differs; every other unit carries the regex tier's fixed 0.7.
+    for (const row of rows) if (!row.text.startsWith("#")) expect(row.confidence).toBe(0.7);
   });
 
   it("/dev/null works with zero files: a bundle copied without model/ still runs", () => {
