@@ -4,7 +4,8 @@
  *    the rules that must be active after extraction), matched as in tests/fixtures/memory/gold.ts.
  * 2. Latency and peak RSS on a generated 50 MB transcript: first run and an incremental run after a small
  *    append, each in a fresh `node dist/triage.mjs extract` process (what a hook pays) and in process.
- * Flags: --quality (only 1), --speed (only 2), --mb N (size of the generated transcript, default 50),
+ * 3. Scale: N = 2,000 / 5,000 / 10,000 distinct rule sentences, in process (consolidation must stay near-linear).
+ * Flags: --quality (only 1), --speed (only 2 and 3), --mb N (size of the generated transcript, default 50),
  * --regex (regex classifier tier instead of the bundled model), --verbose (list misses and false positives).
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -16,6 +17,7 @@ import { loadClassifier } from "../scripts/io.js";
 import { runExtract } from "../scripts/memory/extract-run.js";
 import { loadStore } from "../scripts/memory/state.js";
 import { score } from "../tests/fixtures/memory/gold.js";
+import { distinctRules } from "../tests/fixtures/memory/many-rules.js";
 import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
 
 const args = new Set(process.argv.slice(2));
@@ -145,9 +147,31 @@ async function speed(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
+/**
+ * Consolidation scale: in-process extraction of N distinct rule sentences (tests/fixtures/memory/many-rules.ts),
+ * one user turn each, regex tier (the classifier is not what is measured). Near-linear since candidates come
+ * from an inverted index (was 2.8 s / 35 s / 148 s for 2,000 / 5,000 / 10,000 before).
+ */
+async function scale(): Promise<void> {
+  for (const n of [2000, 5000, 10_000]) {
+    const work = mkdtempSync(join(tmpdir(), "kt-bench-scale-"));
+    const t = join(work, "rules.jsonl");
+    const base = { isSidechain: false, userType: "external", cwd: "/home/dev/scale", sessionId: "scale", version: "2.1.197" };
+    writeFileSync(t, `${distinctRules(n).map((r, i) => JSON.stringify({ ...base, type: "user", uuid: `s${i}`, message: { role: "user", content: r } })).join("\n")}\n`);
+    const t0 = performance.now();
+    const r = await runExtract({ transcriptPath: t, rulesDir: join(work, "rules"), classifier: regexClassifier });
+    const ms = performance.now() - t0;
+    console.log(`  scale: ${String(n).padStart(6)} distinct rule sentences -> ${r.added} rules in ${ms.toFixed(0)} ms (${(ms / n).toFixed(2)} ms/sentence)`);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 if (!args.has("--speed")) {
   await quality("tuning set", (f) => !f.startsWith("h"));
   await quality("held-out set (h-*, written after tuning)", (f) => f.startsWith("h"));
   await quality("all", () => true);
 }
-if (!args.has("--quality")) await speed();
+if (!args.has("--quality")) {
+  await speed();
+  await scale();
+}

@@ -11,8 +11,9 @@ import { isAbsolute, join } from "node:path";
 import * as z from "zod/mini";
 import { regexClassifier, type Classifier } from "./engine/classify.js";
 import { loadClassifier } from "./io.js";
-import { HOOK_OUTPUT_MAX_CHARS, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
-import { defaultRulesDir, extractTranscript, lazyClassifier, renderPinnedRules, type ExtractReport } from "./memory/api.js";
+import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
+import { defaultRulesDir, extractTranscript, lazyClassifier, type ExtractReport } from "./memory/api.js";
+import { HOOK_LOCK_WAIT_MS } from "./memory/state.js";
 import { redactSync } from "./memory/redact.js";
 
 /** Events accepted by `triage hook <event>`; `session-end-worker` is the detached child of `session-end`. */
@@ -100,6 +101,14 @@ export function parsePayload(bytes: Uint8Array): HookPayload {
 function projectDirOf(payload: HookPayload): string {
   const dir = process.env.CLAUDE_PROJECT_DIR || payload.cwd || "";
   if (!isAbsolute(dir)) throw new HookSkip("no absolute project folder (CLAUDE_PROJECT_DIR or cwd); nothing to do");
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  // Never create a project folder: a stale or mistyped cwd must not get a .claude/ tree.
+  if (!isDir) throw new HookSkip(`project folder ${dir} does not exist; nothing written`);
   return dir;
 }
 
@@ -128,11 +137,13 @@ function oneLine(s: string): string {
 /**
  * Append to <state>/hook.log, rotating at HOOK_LOG_MAX_BYTES; silently gives up (read-only folder).
  * Only errors and warnings are logged (so three identical runs leave identical bytes, BL-19);
- * `debug` lines only with KNOWLEDGE_TRIAGE_HOOK_DEBUG=1.
+ * `debug` lines only with KNOWLEDGE_TRIAGE_HOOK_DEBUG=1. With `create` false nothing is written unless the state
+ * folder exists (a transcript with no rules leaves no folder behind).
  */
-function log(ctx: Ctx, message: string, debug = false): void {
+function log(ctx: Ctx, message: string, debug = false, create = true): void {
   if (!ctx.stateDir || (debug && process.env.KNOWLEDGE_TRIAGE_HOOK_DEBUG !== "1")) return;
   try {
+    if (!create && !existsSync(ctx.stateDir)) return;
     mkdirSync(ctx.stateDir, { recursive: true });
     const file = join(ctx.stateDir, "hook.log");
     if (existsSync(file) && statSync(file).size > HOOK_LOG_MAX_BYTES) renameSync(file, `${file}.1`);
@@ -167,10 +178,20 @@ async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string): Prom
     rulesDir,
     sessionId: ctx.payload?.session_id,
     classifier: classifier(ctx),
+    lockWaitMs: lockWaitMs(),
   });
-  for (const w of report.warnings.slice(0, 5)) log(ctx, `warning: ${w}`);
+  for (const w of report.warnings.slice(0, 5)) log(ctx, `warning: ${w}`, false, false);
   log(ctx, `extracted: lines=${report.linesRead} skipped=${report.linesSkipped} kept=${report.kept} added=${report.added} retired=${report.retired}`, true);
   return report;
+}
+
+/**
+ * Lock wait of a hook run (ms): HOOK_LOCK_WAIT_MS, or KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS (0 to 25,000) for tests.
+ * Six hooks firing at once on one project queue behind each other instead of dropping their rules.
+ */
+function lockWaitMs(): number {
+  const v = Number(process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS);
+  return Number.isFinite(v) && v >= 0 && v <= 25_000 && process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS !== "" && process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS !== undefined ? v : HOOK_LOCK_WAIT_MS;
 }
 
 function markerPath(stateDir: string, sessionId: string): string {
@@ -235,9 +256,10 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     if (ctx.event === "pre-compact") {
       if (transcript) {
         await extract(ctx, transcript, rulesDir);
-        writeMarker(ctx.stateDir, payload);
+        // A transcript without rules leaves no state folder behind (nothing to mark).
+        if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
       }
-      out(precompactText(renderPinnedRules(rulesDir, HOOK_OUTPUT_MAX_CHARS).count));
+      out(precompactText(pinnedCounts(rulesDir, payload.session_id)));
     } else {
       if (transcript) {
         // PreCompact may not have fired (claude-code#50467): then this is the full extraction. If it did, the

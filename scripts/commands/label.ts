@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import type { Command } from "commander";
@@ -7,6 +6,7 @@ import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { UsageError } from "../errors.js";
 import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic } from "../io.js";
 import { buildLlmPrompt, parseLlmAnswer } from "../llm.js";
+import { runShell } from "../memory/llm.js";
 
 const MEMORY_NAMES = new Set([".cursorrules", ".windsurfrules", ".clinerules", "CLAUDE.md", "AGENTS.md", "GEMINI.md"]);
 const MEMORY_EXT = new Set([".md", ".mdc", ".markdown", ".txt"]);
@@ -61,7 +61,7 @@ export function registerLabel(program: Command): void {
     .option("--llm <command>", "shell command that reads a prompt on stdin and answers with one type name")
     .option("--llm-timeout <ms>", "per-call timeout for --llm in ms", "30000")
     .option("--force", "allow -o to overwrite an existing file")
-    .action((paths: string[], opts: { output: string; model?: string; llm?: string; llmTimeout: string; force?: boolean }) => {
+    .action(async (paths: string[], opts: { output: string; model?: string; llm?: string; llmTimeout: string; force?: boolean }) => {
       const timeout = Number(opts.llmTimeout);
       if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--llm-timeout must be a positive number of ms (got ${opts.llmTimeout})`);
       const classifier = loadClassifier(opts.model);
@@ -91,27 +91,25 @@ export function registerLabel(program: Command): void {
           };
           if (opts.llm) {
             llmCalls++;
-            const r = spawnSync(opts.llm, {
-              shell: true,
-              input: buildLlmPrompt(u.text, u.headings),
-              encoding: "utf8",
-              timeout,
-              maxBuffer: 1 << 20,
-            });
-            const answer = r.status === 0 && !r.error ? parseLlmAnswer(r.stdout) : null;
+            // runShell runs the command in its own process group and kills the whole group on
+            // timeout, so a hung command leaves no child behind (spawnSync's timeout kills only sh).
+            let answer: KnowledgeType | null = null;
+            let error = "";
+            try {
+              const out = await runShell(opts.llm, buildLlmPrompt(u.text, u.headings), timeout);
+              answer = parseLlmAnswer(out);
+              if (!answer) error = `unparseable answer: ${JSON.stringify(out.slice(0, 60))}`;
+            } catch (e) {
+              error = /timed out/.test((e as Error).message) ? `timed out after ${timeout} ms` : (e as Error).message;
+            }
             if (answer) {
               row.type = answer;
               row.source = "llm";
+              row.confidence = 1;
               if (answer === u.type) agree++;
             } else {
               llmFailures++;
-              row.llmError = r.error
-                ? (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT"
-                  ? `timed out after ${timeout} ms`
-                  : r.error.message
-                : r.status !== 0
-                  ? `exit ${r.status ?? r.signal}`
-                  : `unparseable answer: ${JSON.stringify(r.stdout.slice(0, 60))}`;
+              row.llmError = error;
             }
           }
           rows.push(row);
@@ -121,7 +119,7 @@ export function registerLabel(program: Command): void {
       const counts = TYPES.map((t) => `${rows.filter((r) => r.type === t).length} ${t}`).join(", ");
       process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${opts.output} (${counts})\n`);
       if (opts.llm) {
-        process.stderr.write(`llm: ${llmCalls} calls, ${llmFailures} failed (kept the ${classifier.name} label), agreement with ${classifier.name} ${llmCalls - llmFailures ? ((agree / (llmCalls - llmFailures)) * 100).toFixed(1) : "0.0"}%\n`);
+        process.stderr.write(`llm: ${llmCalls} calls, ${llmFailures} failed (kept the ${classifier.name} label), agreement with ${classifier.name} ${llmCalls - llmFailures ? `${((agree / (llmCalls - llmFailures)) * 100).toFixed(1)}%` : "n/a (no answers)"}\n`);
       }
     });
 }

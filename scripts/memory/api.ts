@@ -21,6 +21,10 @@ export interface ExtractOptions {
   dryRun?: boolean;
   /** Optional shell command asked "would forgetting this line make a later action wrong?" (SafetyMargin test). */
   llm?: string;
+  /** How long (ms) to wait for another run's lock before LOCK_BUSY (default 30,000; hooks pass 10,000). */
+  lockWaitMs?: number;
+  /** Timeout (ms) of one `llm` command call; the command's whole process group is killed then (default 10,000). */
+  llmTimeoutMs?: number;
   /** Clock, for provenance timestamps in the sidecar only (never in the .md files). */
   now?: () => Date;
 }
@@ -43,7 +47,7 @@ export interface ExtractReport {
  * Extract durable user rules from a transcript into the rules folder (incremental, locked, atomic).
  * Never throws on malformed transcript content (corrupt, torn, huge or non-UTF-8 lines are skipped and
  * counted). Throws TriageError: UsageError for a missing transcript, LOCK_BUSY when another run holds
- * the lock for more than about 1.5 s, RULES_DIR_UNWRITABLE, STATE_INVALID for a corrupt sidecar.
+ * the lock for more than `lockWaitMs`, INTERRUPTED (exit 130/143) on SIGINT/SIGTERM, RULES_DIR_UNWRITABLE, STATE_INVALID for a corrupt sidecar.
  * An empty transcript writes nothing and returns a warning.
  */
 export async function extractTranscript(opts: ExtractOptions): Promise<ExtractReport> {

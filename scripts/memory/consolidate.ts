@@ -173,19 +173,162 @@ const sameGlobs = (a: readonly string[], b: readonly string[]): boolean => a.len
 const sourceKey = (s: RuleSource): string => `${s.session}\u0000${s.offset}\u0000${s.n ?? 0}`;
 const MAX_SOURCES = 50;
 
-function addSource(rule: Rule, src: RuleSource): boolean {
+/**
+ * Inverted index over a store's rules (content term -> rules), so each statement is compared only with
+ * the rules that share a term with it instead of with every rule (extraction was quadratic: 10,000 rule
+ * sentences took 148 s). Built lazily per store object and extended with rules appended since the last
+ * call; rebuilt when the rules array is replaced or shrinks. Postings only grow (a reworded rule gets its
+ * new terms added), so candidates are a superset and every candidate is checked exactly as before.
+ */
+interface RuleIndex {
+  rules: Rule[];
+  indexed: number;
+  pos: Map<Rule, number>;
+  terms: Map<Rule, { text: string; terms: string[] }>;
+  postings: Map<string, Rule[]>;
+  ids: Map<string, Rule>;
+  bySource: Map<string, Rule[]>;
+  retiredKeys: Map<string, number>;
+  /** Rules by exact normalised key (globs + content terms), for the restatement fast path. */
+  byKey: Map<string, Rule[]>;
+}
+const indexes = new WeakMap<Store, RuleIndex>();
+
+function post(ix: RuleIndex, r: Rule, terms: readonly string[]): void {
+  for (const t of terms) {
+    const list = ix.postings.get(t);
+    if (!list) ix.postings.set(t, [r]);
+    else if (list[list.length - 1] !== r) list.push(r);
+  }
+}
+
+function indexSource(ix: RuleIndex, r: Rule, src: RuleSource): void {
+  const k = sourceKey(src);
+  const list = ix.bySource.get(k);
+  if (!list) ix.bySource.set(k, [r]);
+  else if (!list.includes(r)) list.push(r);
+}
+
+const retiredKey = (r: Rule): string | undefined => (r.retiredAt && r.retiredBy !== undefined ? `${sourceKey(r.retiredAt)}\u0000${r.retiredBy}` : undefined);
+
+function bump(ix: RuleIndex, key: string | undefined, d: number): void {
+  if (key === undefined) return;
+  const n = (ix.retiredKeys.get(key) ?? 0) + d;
+  if (n > 0) ix.retiredKeys.set(key, n);
+  else ix.retiredKeys.delete(key);
+}
+
+/** The index of `store`, brought up to date with its rules array (O(new rules)). */
+function indexOf(store: Store): RuleIndex {
+  let ix = indexes.get(store);
+  if (!ix || ix.rules !== store.rules || ix.indexed > store.rules.length) {
+    ix = { rules: store.rules, indexed: 0, pos: new Map(), terms: new Map(), postings: new Map(), ids: new Map(), bySource: new Map(), retiredKeys: new Map(), byKey: new Map() };
+    indexes.set(store, ix);
+  }
+  for (; ix.indexed < store.rules.length; ix.indexed++) {
+    const r = store.rules[ix.indexed] as Rule;
+    ix.pos.set(r, ix.indexed);
+    if (!ix.ids.has(r.id)) ix.ids.set(r.id, r);
+    for (const s of r.sources) indexSource(ix, r, s);
+    bump(ix, retiredKey(r), 1);
+    termsOfRule(ix, r);
+  }
+  return ix;
+}
+
+/** Content terms of a rule's current text (re-indexed when the text changed). */
+function termsOfRule(ix: RuleIndex, r: Rule): string[] {
+  const hit = ix.terms.get(r);
+  if (hit && hit.text === r.text) return hit.terms;
+  const terms = computeTerms(r.text);
+  ix.terms.set(r, { text: r.text, terms });
+  const key = `${r.globs.join("\u0000")}\u0001${terms.join(" ")}`;
+  const same = ix.byKey.get(key);
+  if (!same) ix.byKey.set(key, [r]);
+  else if (!same.includes(r)) same.push(r);
+  if (hit) {
+    // Reworded (rare): unpost the terms the new wording dropped, post the ones it added.
+    for (const t of hit.terms) {
+      if (terms.includes(t)) continue;
+      const list = ix.postings.get(t);
+      if (list) ix.postings.set(t, list.filter((x) => x !== r));
+    }
+    post(ix, r, terms.filter((t) => !hit.terms.includes(t)));
+  } else post(ix, r, terms);
+  return terms;
+}
+
+/** A candidate rule with its content terms and the similarity measures of similarity(), from shared counts. */
+interface Cand {
+  rule: Rule;
+  terms: string[];
+  shared: number;
+  jaccard: number;
+  overlap: number;
+}
+
+/** Size of the intersection of two sorted, unique term arrays (merge walk). */
+function sharedCount(a: readonly string[], b: readonly string[]): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as string;
+    const y = b[j] as string;
+    if (x === y) {
+      n++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return n;
+}
+
+/**
+ * Rules sharing at least `minShared` content terms with `terms` (sorted, unique: contentTerms), with
+ * their similarity, in store order. Prefix filtering: a rule sharing >= minShared of the |terms| terms
+ * must hold one of any |terms| - minShared + 1 of them, so only that many postings are read, the
+ * shortest ones. Cost: those postings, not the number of rules.
+ */
+function candidates(ix: RuleIndex, terms: readonly string[], minShared = 1): Cand[] {
+  if (terms.length === 0 || minShared > terms.length) return [];
+  const probe = [...terms].sort((x, y) => (ix.postings.get(x)?.length ?? 0) - (ix.postings.get(y)?.length ?? 0)).slice(0, terms.length - Math.max(1, minShared) + 1);
+  const seen = new Set<Rule>();
+  const out: Cand[] = [];
+  for (const t of probe) {
+    for (const rule of ix.postings.get(t) ?? []) {
+      if (seen.has(rule)) continue;
+      seen.add(rule);
+      const rt = termsOfRule(ix, rule);
+      const shared = sharedCount(terms, rt);
+      if (shared < minShared) continue;
+      const union = terms.length + rt.length - shared;
+      const min = Math.min(terms.length, rt.length);
+      out.push({ rule, terms: rt, shared, jaccard: union === 0 ? 0 : shared / union, overlap: min === 0 ? 0 : shared / min });
+    }
+  }
+  return out.sort((x, y) => (ix.pos.get(x.rule) as number) - (ix.pos.get(y.rule) as number));
+}
+
+function addSource(rule: Rule, src: RuleSource, ix?: RuleIndex): boolean {
   if (rule.sources.some((s) => sourceKey(s) === sourceKey(src))) return false;
-  if (rule.sources.length < MAX_SOURCES) rule.sources.push(src);
+  if (rule.sources.length < MAX_SOURCES) {
+    rule.sources.push(src);
+    if (ix) indexSource(ix, rule, src);
+  }
   rule.count += 1;
   return true;
 }
 
-function retire(rule: Rule, by: Statement, byId: string | undefined, reason: string): void {
+function retire(rule: Rule, by: Statement, byId: string | undefined, reason: string, ix?: RuleIndex): void {
+  if (ix) bump(ix, retiredKey(rule), -1);
   rule.status = "retired";
   rule.retiredBy = by.text;
   if (byId) rule.retiredById = byId;
   rule.retiredAt = by.source;
   rule.retiredReason = reason;
+  if (ix) bump(ix, retiredKey(rule), 1);
 }
 
 /** Best target among active rules for a retraction/exception, by overlap coefficient (ties: most recent). */
@@ -196,12 +339,13 @@ export function findTarget(store: Store, text: string, minOverlap = RETRACT_OVER
 /** findTarget over precomputed content terms. */
 function findTargetByTerms(store: Store, terms: readonly string[], minOverlap = RETRACT_OVERLAP): Rule | undefined {
   if (terms.length === 0) return undefined;
+  const ix = indexOf(store);
   let best: Rule | undefined;
   let bestScore = 0;
-  for (const r of store.rules) {
+  const need = Math.min(2, terms.length);
+  for (const sim of candidates(ix, terms, need)) {
+    const r = sim.rule;
     if (r.status !== "active") continue;
-    const sim = similarity(terms, contentTerms(r.text));
-    const need = Math.min(2, terms.length);
     if (sim.shared < need || sim.overlap < minOverlap) continue;
     const score = sim.overlap + sim.jaccard;
     if (score >= bestScore) {
@@ -245,9 +389,11 @@ export function findRefinementTarget(store: Store, text: string): Rule | undefin
     const clauseTerms = contentTerms(text).filter((t) => !EXCEPTION_WORDS.has(t));
     return findTargetByTerms(store, clauseTerms);
   }
+  const ix = indexOf(store);
   let best: Rule | undefined;
   let bestScore = 0;
-  for (const r of store.rules) {
+  // A rule's head terms are a subset of its content terms, so a target shares a term with headTerms.
+  for (const { rule: r } of candidates(ix, headTerms, 1)) {
     if (r.status !== "active" || r.kind === "permission") continue;
     const rHead = splitException(r.text).head;
     const rTerms = contentTerms(rHead);
@@ -265,8 +411,9 @@ export function findRefinementTarget(store: Store, text: string): Rule | undefin
 }
 
 function newRule(st: Statement, terms: string[], store: Store): Rule {
+  const ids = indexOf(store).ids;
   let id = ruleId(terms.join(" ") || st.text, st.globs);
-  while (store.rules.some((r) => r.id === id)) id = `${id}x`;
+  while (ids.has(id)) id = `${id}x`;
   const r: Rule = {
     id,
     text: st.text,
@@ -291,9 +438,11 @@ function newRule(st: Statement, terms: string[], store: Store): Rule {
  */
 export function applyStatement(store: Store, st: Statement, recent?: string): Applied {
   const terms = contentTerms(st.text);
-  const seen = store.rules.find((r) => r.sources.some((s) => sourceKey(s) === sourceKey(st.source)) && r.origin === st.origin && r.text === st.text);
+  const ix = indexOf(store);
+  const sk = sourceKey(st.source);
+  const seen = (ix.bySource.get(sk) ?? []).find((r) => r.sources.some((s) => sourceKey(s) === sk) && r.origin === st.origin && r.text === st.text);
   if (seen && st.origin === "transcript") return { action: "duplicate-source", ruleId: seen.id, retired: [] };
-  if (store.rules.some((r) => r.retiredAt && sourceKey(r.retiredAt) === sourceKey(st.source) && r.retiredBy === st.text)) {
+  if (ix.retiredKeys.has(`${sk}\u0000${st.text}`)) {
     return { action: "duplicate-source", retired: [] };
   }
 
@@ -306,19 +455,31 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       const perm = newRule({ ...st, globs: st.globs.length ? st.globs : target.globs }, terms, store);
       perm.retires = retired;
       store.rules.push(perm);
-      retire(target, st, perm.id, "retraction");
+      retire(target, st, perm.id, "retraction", ix);
       return { action: "retired", ruleId: perm.id, retired };
     }
-    retire(target, st, undefined, "retraction");
+    retire(target, st, undefined, "retraction", ix);
     return { action: "retired", retired };
   }
 
   const polarity = polarityOf(st.text);
   // Near-duplicate (same scope, same polarity): merge, keep the stronger wording only if strictly more complete.
-  for (const r of store.rules) {
-    if (!sameGlobs(r.globs, st.globs) || r.polarity !== polarity) continue;
-    const rt = contentTerms(r.text);
-    const sim = similarity(terms, rt);
+  // Candidates share a term (Jaccard >= DUPLICATE_JACCARD > 0 needs one); a term-less statement is never a duplicate.
+  // Fast path for a restatement: a rule with the very same key (earliest first). A rule added after a near-
+  // duplicate of it would have merged into that one, so the earliest exact match is the first duplicate.
+  const key = terms.join(" ");
+  const exact = (ix.byKey.get(`${st.globs.join("\u0000")}\u0001${key}`) ?? [])
+    .filter((r) => termsOfRule(ix, r).join(" ") === key)
+    .map((r): Cand => ({ rule: r, terms: termsOfRule(ix, r), shared: terms.length, jaccard: 1, overlap: 1 }));
+  exact.sort((x, y) => (ix.pos.get(x.rule) as number) - (ix.pos.get(y.rule) as number));
+  const exactDup = exact.find(
+    (c) => terms.length > 0 && c.rule.polarity === polarity && sameGlobs(c.rule.globs, st.globs) && !identifiersDiffer(st.text, c.rule.text) && !templateSubstitution(st.text, c.rule.text),
+  );
+  // Jaccard >= DUPLICATE_JACCARD implies shared >= DUPLICATE_JACCARD x |terms| (the union holds all of them).
+  for (const sim of exactDup ? [exactDup] : candidates(ix, terms, Math.max(1, Math.ceil(DUPLICATE_JACCARD * terms.length - 1e-9)))) {
+    const r = sim.rule;
+    if (sim.jaccard < DUPLICATE_JACCARD || !sameGlobs(r.globs, st.globs) || r.polarity !== polarity) continue;
+    const rt = sim.terms;
     const dup =
       ((terms.join(" ") === rt.join(" ") && terms.length > 0) || sim.jaccard >= DUPLICATE_JACCARD) &&
       !identifiersDiffer(st.text, r.text) &&
@@ -326,20 +487,23 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     if (!dup) continue;
     if (r.status === "retired") {
       // Restated after a retraction: the rule is back; the permission that retired it goes.
+      bump(ix, retiredKey(r), -1);
       r.status = "active";
       const back = r.retiredById;
-      for (const p of store.rules) if (p.id === back && p.status === "active") retire(p, st, r.id, "replaced");
+      const p = back === undefined ? undefined : ix.ids.get(back);
+      if (p && p.id === back && p.status === "active") retire(p, st, r.id, "replaced", ix);
       delete r.retiredBy;
       delete r.retiredById;
       delete r.retiredAt;
       delete r.retiredReason;
-      addSource(r, st.source);
+      addSource(r, st.source, ix);
       return { action: "added", ruleId: r.id, retired: back ? [back] : [] };
     }
-    addSource(r, st.source);
+    addSource(r, st.source, ix);
     const sup = rt.every((t) => terms.includes(t));
     if (sup && wordingStrength(st.text, terms) > wordingStrength(r.text, rt) + 1) {
       r.text = st.text;
+      termsOfRule(ix, r);
       return { action: "reworded", ruleId: r.id, retired: [] };
     }
     return { action: "merged", ruleId: r.id, retired: [] };
@@ -357,9 +521,9 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
 
   // Contradiction: same content, opposite polarity, same scope -> the later statement replaces the earlier.
   const retired: string[] = [];
-  for (const r of store.rules) {
+  for (const sim of candidates(ix, terms, 2)) {
+    const r = sim.rule;
     if (r.status !== "active" || !sameGlobs(r.globs, st.globs) || r.polarity === polarity) continue;
-    const sim = similarity(terms, contentTerms(r.text));
     if (((sim.shared >= 2 && sim.jaccard >= 0.8) || (sim.shared >= 3 && sim.overlap >= 0.8)) && !templateSubstitution(st.text, r.text)) {
       retired.push(r.id);
     }
@@ -368,8 +532,8 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   if (retired.length) rule.retires = retired;
   store.rules.push(rule);
   for (const id of retired) {
-    const r = store.rules.find((x) => x.id === id);
-    if (r) retire(r, st, rule.id, "replaced");
+    const r = ix.ids.get(id);
+    if (r) retire(r, st, rule.id, "replaced", ix);
   }
   return { action: "added", ruleId: rule.id, retired };
 }

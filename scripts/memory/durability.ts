@@ -121,6 +121,19 @@ export const RETRACT_RE = words([
 ]);
 const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取消", "もう.{0,8}(?:いい|不要)", "しなくていい", "더 이상", "안 해도 돼", "해도 돼"]);
 
+/**
+ * Withdrawal cues: the user takes an earlier rule back ("forget the pnpm test rule", "ignore what I said
+ * about X", "scratch that", "never mind"). A withdrawal retires its target and stores nothing new, even
+ * when the same sentence goes on with "you may ..." (a permission is only stored for a relaxing sentence
+ * without a withdrawal cue, e.g. "actually, you may push to main now").
+ */
+export const WITHDRAW_RE = words([
+  "(?:forget|ignore|disregard|drop|scratch|cancel|undo|revoke|withdraw|retract|lift)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
+  "scratch that", "never ?mind", "strike that", "i take (?:that|it) back",
+  "olvida (?:lo|la regla|eso)", "vergiss", "oublie", "забудь", "отмени",
+]);
+export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "忘れて", "取り消", "잊어", "취소"]);
+
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
 export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);

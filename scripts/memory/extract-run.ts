@@ -3,18 +3,19 @@
  * -> redact -> sentences -> judge -> consolidate -> write rule files + sidecar + cursor -> unlock.
  * Loaded lazily by api.ts so the CLI's cold start does not pay for secretlint.
  */
-import { statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { existsSync, rmdirSync, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import type { ExtractOptions, ExtractReport } from "./api.js";
 import { applyStatement } from "./consolidate.js";
-import { judge, toStatement, type Candidate, type Verdict } from "./extract.js";
+import { dropSecretClauses, judge, toStatement, type Candidate, type Verdict } from "./extract.js";
 import { DURABLE_THRESHOLD } from "./durability.js";
+import { trapSignals, yieldAndCheck } from "./interrupt.js";
 import { askLlm } from "./llm.js";
 import { redactSync, redactTexts } from "./redact.js";
 import { reconcile, recoverFromFiles, syncRuleFiles } from "./rules-store.js";
 import { splitSentences } from "./sentences.js";
-import { acquireLock, isUserRulesDir, loadCursor, loadStore, prefixHashes, saveCursor, saveStore } from "./state.js";
+import { acquireLock, isUserRulesDir, stateDir, loadCursor, loadStore, prefixHashes, saveCursor, saveStore } from "./state.js";
 import { cannotBeUser, decodeLine, readLines, userUtterance, type Utterance } from "./transcript.js";
 import type { Cursor, RuleSource } from "./schema.js";
 
@@ -34,8 +35,32 @@ export const MAX_UTTERANCE_CHARS = 100_000;
 /** User utterances processed per batch (redaction, classification, consolidation); bounds memory. */
 export const BATCH_UTTERANCES = 2000;
 
+/** Lines read between two checks for SIGTERM/SIGINT (each check yields one event-loop turn). */
+export const CHECK_EVERY_LINES = 1000;
+
 /** Borderline band around the threshold in which `--llm` is asked (score units). */
 export const LLM_BAND = 1.5;
+
+/** The folders from `dir` upwards that do not exist yet (deepest first; stops at the first existing one). */
+function missingFolders(dir: string): string[] {
+  const out: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    out.push(d);
+    if (dirname(d) === d) break;
+  }
+  return out;
+}
+
+/** Remove the given folders (deepest first) while they are empty; stops at the first that is not. */
+function removeEmptyFolders(dirs: readonly string[]): void {
+  for (const d of dirs) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+  }
+}
 
 /** Run one extraction. See api.ts extractTranscript for the contract. */
 export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): Promise<ExtractReport> {
@@ -56,8 +81,13 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
   }
   const sessionId = opts.sessionId ?? basename(path).replace(/\.jsonl$/i, "");
   const rulesDir = resolve(opts.rulesDir);
-  const release = opts.dryRun ? null : await acquireLock(rulesDir);
+  const trap = trapSignals();
+  let release: (() => Promise<void>) | null = null;
+  // Folders this run would create (state folder upwards): removed again when the run has nothing to keep.
+  const created = opts.dryRun ? [] : missingFolders(stateDir(rulesDir));
+  let keepNothing = false;
   try {
+    release = opts.dryRun ? null : await acquireLock(rulesDir, { waitMs: opts.lockWaitMs, signal: trap.signal });
     const store = loadStore(rulesDir);
     const recovered = recoverFromFiles(rulesDir, store);
     if (recovered > 0) report.warnings.push(`state folder was missing: ${recovered} rule(s) recovered from the existing rule files`);
@@ -97,12 +127,12 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
         if (x.u.timestamp) src.at = x.u.timestamp;
         else if (opts.now) src.at = opts.now().toISOString();
         splitSentences(red.texts[i] as string).forEach((s, n) => {
-          cands.push({ text: s, source: n === 0 ? src : { ...src, n } });
+          cands.push({ text: dropSecretClauses(s), source: n === 0 ? src : { ...src, n } });
         });
       });
       report.candidates += cands.length;
       const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm) });
-      if (opts.llm) await askLlm(opts.llm, verdicts, DURABLE_THRESHOLD, LLM_BAND, report.warnings);
+      if (opts.llm) await askLlm(opts.llm, verdicts, DURABLE_THRESHOLD, LLM_BAND, report.warnings, opts.llmTimeoutMs);
       if (tuning.verdicts) tuning.verdicts.push(...verdicts);
       if (userLevel) {
         // User-level rules ignore paths: (BL-30): keep such rules, unscoped (their text still names the path).
@@ -148,6 +178,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     let pasted = 0;
     for await (const raw of readLines(path, { start, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes })) {
       const line = lineNo + raw.index;
+      if (raw.index % CHECK_EVERY_LINES === CHECK_EVERY_LINES - 1) await yieldAndCheck(trap);
       if (!raw.complete) {
         // A torn last line: skip it now, and keep the cursor before it so a completed line is read next time.
         torn++;
@@ -193,9 +224,11 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       if (utterances.length >= (tuning.batch ?? BATCH_UTTERANCES)) {
         await processBatch(utterances);
         utterances = [];
+        await yieldAndCheck(trap);
       }
     }
     await processBatch(utterances);
+    await yieldAndCheck(trap);
     report.warnings.push(...redactWarnings);
     if (scopedToUser) {
       report.warnings.push(`${scopedToUser} path-scoped rule(s) written unscoped: Claude Code ignores paths: in user-level rules; use the project's .claude/rules for scoped rules`);
@@ -222,6 +255,9 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       const r = reconcile(rulesDir, store);
       report.files = r.plan.map((p) => resolve(rulesDir, p.name));
       report.warnings.push(...r.warnings);
+    } else if (store.rules.length === 0 && Object.keys(store.files).length === 0 && created.length > 0) {
+      // No rule yet and no state before this run: write nothing (no rules folder, no .state, no cursor).
+      keepNothing = true;
     } else {
       const sync = syncRuleFiles(rulesDir, store);
       report.files = sync.files;
@@ -234,5 +270,8 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     return report;
   } finally {
     if (release) await release().catch(() => undefined);
+    trap.dispose();
+    // Folders this run made and left empty (nothing to keep, interrupted, failed) go again.
+    if (keepNothing || created.length > 0) removeEmptyFolders(created);
   }
 }

@@ -7,7 +7,7 @@ import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
 import type { RuleSource } from "./schema.js";
 import type { Statement } from "./consolidate.js";
-import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, ruleType, type Cues } from "./durability.js";
+import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
 /** A candidate sentence with where it was said. */
 export interface Candidate {
@@ -110,10 +110,41 @@ export function stripFiller(text: string): string {
   return out;
 }
 
+const REDACTED_MARK = "[REDACTED]";
+
+/** True when a clause only carries a secret ("my AWS secret is [REDACTED]"): redacted, no rule cue, at most 8 other words. */
+function secretOnlyClause(clause: string): boolean {
+  if (!clause.includes(REDACTED_MARK)) return false;
+  const c = cuesOf(clause);
+  if (c.standing || c.normative || c.fact || c.convention || c.procedure) return false;
+  return (clause.replaceAll(REDACTED_MARK, " ").match(/[\p{L}\p{N}]+/gu) ?? []).length <= 8;
+}
+
+/**
+ * Drop the clauses of a redacted sentence that only carry a secret ("Don't ever use the password
+ * [REDACTED] anywhere; my AWS secret is [REDACTED]" -> the first clause), when what remains is a whole
+ * rule on its own: a rule cue, at least three words, and no "it"/"them" that could point at the dropped
+ * secret. Clauses are split at ";" and spaced dashes. Otherwise the sentence is returned unchanged. Pure.
+ */
+export function dropSecretClauses(text: string): string {
+  if (!text.includes(REDACTED_MARK)) return text;
+  const clauses = text.split(/\s*;\s*|\s+[\u2013\u2014-]{1,2}\s+/u).filter((c) => c.trim() !== "");
+  if (clauses.length < 2) return text;
+  const kept = clauses.filter((c) => !secretOnlyClause(c));
+  if (kept.length === clauses.length || kept.length === 0) return text;
+  const rest = kept.join("; ").trim();
+  const c = cuesOf(rest);
+  if (!(c.standing || c.normative || c.fact || c.convention || c.procedure)) return text;
+  if ((rest.match(/[\p{L}\p{N}]+/gu) ?? []).length < 3 || /\b(?:it|them)\b/i.test(rest.replace(/`[^`]*`/g, " "))) return text;
+  return rest;
+}
+
 /** Turn a kept verdict into a statement for the store (filler stripped; permission text and expiry for retractions). */
 export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
   const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
-  if (v.kind === "retraction" && PERMISSION_RE.test(v.text)) {
+  const bare = v.text.replace(/[\u2018\u2019]/g, "'").replace(/`[^`]*`/g, " CODE ");
+  // "forget the X rule; you may ..." withdraws X: only the retirement is recorded (sidecar), no permission.
+  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !WITHDRAW_RE.test(bare) && !WITHDRAW_CJK.test(bare)) {
     st.keepAsPermission = true;
     const until = expiryOf(v.text);
     if (until) st.until = until;

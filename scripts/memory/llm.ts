@@ -2,7 +2,9 @@
  * Optional `--llm CMD` second opinion (the SafetyMargin test): for verdicts whose score is within
  * `band` of the threshold, run CMD (through the shell) with a prompt on stdin and read yes/no from its
  * stdout: "yes" keeps the sentence as a rule, "no" drops it. Only redacted text is sent. A failing or
- * silent command leaves the verdict unchanged and adds one warning. Timeout 20 s per call.
+ * silent command leaves the verdict unchanged and adds one warning. Each call times out after `timeoutMs`
+ * (default LLM_TIMEOUT_MS); the command runs in its own process group, and the whole group is killed then,
+ * so a `sh -c` wrapper cannot leave its children running.
  */
 import { spawn } from "node:child_process";
 import type { Verdict } from "./extract.js";
@@ -17,12 +19,26 @@ export function llmPrompt(sentence: string): string {
   ].join("\n");
 }
 
-function run(cmd: string, input: string, timeoutMs: number): Promise<string> {
+/** Default timeout of one `--llm` call (ms). */
+export const LLM_TIMEOUT_MS = 10_000;
+
+/** SIGKILL the process group led by `pid` (POSIX), or the process alone where groups do not exist. */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(process.platform === "win32" ? pid : -pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** Run `cmd` through the shell in a new process group, `input` on stdin; resolves its stdout (first 4 KiB). */
+export function runShell(cmd: string, input: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, { shell: true, stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn(cmd, { shell: true, stdio: ["pipe", "pipe", "ignore"], detached: process.platform !== "win32" });
     let out = "";
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      killGroup(child.pid);
       reject(new Error("timed out"));
     }, timeoutMs);
     child.stdout.on("data", (d: Buffer) => {
@@ -34,6 +50,7 @@ function run(cmd: string, input: string, timeoutMs: number): Promise<string> {
     });
     child.on("close", (code) => {
       clearTimeout(timer);
+      killGroup(child.pid); // a background child the command left behind goes with it
       if (code === 0) resolve(out);
       else reject(new Error(`exit ${code}`));
     });
@@ -42,14 +59,14 @@ function run(cmd: string, input: string, timeoutMs: number): Promise<string> {
   });
 }
 
-/** Ask CMD about borderline verdicts (mutates `verdicts`: keep/kind). Warnings are appended to `warnings`. */
-export async function askLlm(cmd: string, verdicts: Verdict[], threshold: number, band: number, warnings: string[]): Promise<void> {
+/** Ask CMD about borderline verdicts (mutates `verdicts`: keep/kind), each call bounded by `timeoutMs`. Warnings are appended to `warnings`. */
+export async function askLlm(cmd: string, verdicts: Verdict[], threshold: number, band: number, warnings: string[], timeoutMs = LLM_TIMEOUT_MS): Promise<void> {
   let failures = 0;
   for (const v of verdicts) {
     if (v.kind === "retraction" || v.kind === "exception") continue;
     if (Math.abs(v.score - threshold) >= band) continue;
     try {
-      const ans = (await run(cmd, llmPrompt(v.text), 20_000)).trim().toLowerCase();
+      const ans = (await runShell(cmd, llmPrompt(v.text), timeoutMs)).trim().toLowerCase();
       if (/^\W*yes\b/.test(ans)) {
         v.keep = true;
         v.kind = "rule";
@@ -63,5 +80,5 @@ export async function askLlm(cmd: string, verdicts: Verdict[], threshold: number
       failures++;
     }
   }
-  if (failures > 0) warnings.push(`--llm command failed ${failures} time${failures === 1 ? "" : "s"}; those sentences kept the default verdict`);
+  if (failures > 0) warnings.push(`--llm command failed or timed out (${timeoutMs} ms) ${failures} time${failures === 1 ? "" : "s"}; those sentences kept the default verdict`);
 }

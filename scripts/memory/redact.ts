@@ -74,6 +74,69 @@ const PATTERNS: Pattern[] = [
   { name: "high-entropy-blob", re: /\b[A-Za-z0-9+/_-]{40,}={0,2}/dg },
 ];
 
+/**
+ * Password-like words: a value stated right after one of them is a secret even when short and plain
+ * ("the password hunter2", "pw=hunter2", "PIN: 4821", "пароль qwerty", "密码是abc123", "비밀번호는 abcd").
+ * Latin words need word boundaries; the CJK/Korean/Cyrillic ones are matched anywhere.
+ */
+const PW_LATIN = "pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
+const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|암호";
+/** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
+const PW_LINK = "\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";
+const PW_VALUE = "[`\"'«“]?([^\\s`\"'«»“”,;]{1,200})";
+const PASSWORD_RE = new RegExp(
+  `(?:(?<![\\p{L}\\p{N}_])(?:my |the |a |our |your |new |old )?(${PW_LATIN})(?![\\p{L}\\p{N}_])|(${PW_OTHER}))(?:${PW_LINK})${PW_VALUE}`,
+  "dgiu",
+);
+/** Words that follow a password word without being its value ("the password field", "password is required"). */
+const NOT_A_VALUE = new Set(
+  ("is was are be been the a an to of in on for and or with without from by as at it this that must never always should should't shouldn't will " +
+    "can cannot can't may not no do don't does doesn't field fields manager managers policy policies reset resets rotation rotated required " +
+    "optional stored managed needed missing changed expired expires provided wrong correct invalid valid secure insecure weak strong long short " +
+    "hash hashed hashes hashing salt salted length rules rule prompt prompts input inputs change changes file files env vault vaults store " +
+    "stores protected encrypted plain plaintext blank empty set unset here there somewhere anywhere elsewhere only also too very same different " +
+    "generator generation auth authentication login logins entry entries update updates in-memory used use using via through into onto " +
+    "lives live sits stays stay goes go comes come gets get has have had were being then than so if when where which who what " +
+    "expiry expiration lifetime refresh refreshes bucket buckets header headers scope scopes count limit limits budget budgets type types " +
+    "exchange flow flows endpoint endpoints holder holders handling handler value values name names owner owners leak leaks leaked " +
+    "es el la los las de del en un una y o ist der die das und oder ein eine est le les des et ou une une " +
+    "files secrets tokens passwords keys key pins pin code codes number numbers management rotation sharing").split(" "),
+);
+const PLACEHOLDER_RE = /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\*+|x{3,}|\.{3}|…|\[REDACTED\]?.*|env\(.*|process\.env.*|os\.environ.*|null|none|nil|undefined|true|false|redacted|secret|password|changeme|todo|tbd)$/i;
+
+/**
+ * Ranges of values stated right after a password word (PASSWORD_RE). A value is redacted unless it is a
+ * placeholder or an ordinary word that grammatically follows the password word (NOT_A_VALUE). A bare value
+ * after a Latin word with only a space between ("the password hunter2") must also look like a password:
+ * a digit, a symbol or an inner capital, or a value typed in another script than the word (пароль qwerty).
+ * PIN values must hold a digit.
+ */
+export function passwordRanges(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  PASSWORD_RE.lastIndex = 0;
+  for (const m of text.matchAll(PASSWORD_RE)) {
+    const word = (m[1] ?? m[2] ?? "").toLowerCase();
+    let val = m[3];
+    const at = m.indices?.[3];
+    if (val === undefined || at === undefined) continue;
+    val = val.replace(/[.!?:)\]}>]+$/u, "");
+    if (val === "" || PLACEHOLDER_RE.test(val) || NOT_A_VALUE.has(val.toLowerCase())) continue;
+    const link = text.slice((m.indices?.[1] ?? m.indices?.[2] ?? [0, 0])[1], at[0]);
+    const bare = m[1] !== undefined && /^\s+["'`«“]?$/u.test(link);
+    const looksTyped = /\p{N}/u.test(val) || /[^\p{L}\p{N}]/u.test(val) || /.\p{Lu}/u.test(val);
+    if (/^pin/.test(word) && !/\d/.test(val)) continue;
+    if (/^(?:token|api[-_ ]?key|apikey)$/.test(word) && !looksTyped && val.length < 12) continue;
+    if (bare && !looksTyped) continue;
+    if (m[2] !== undefined && !/[\x21-\x7e]/.test(val)) continue; // "пароль надёжный": a word, not a typed value
+    if (/^pin/.test(word) && m[1] === "pin" && !/^PIN/.test(text.slice((m.indices?.[1] ?? [0])[0])) && bare) continue;
+    let end = at[0] + val.length;
+    // A passphrase may hold spaces: after ":"/"is", the value runs to the end of the clause.
+    if (/^passphrase/.test(word) && !bare) end += /^[^,;.!?\n]{0,120}/u.exec(text.slice(end))?.[0].replace(/\s+$/u, "").length ?? 0;
+    out.push([at[0], end]);
+  }
+  return out;
+}
+
 /** Shannon entropy of a string in bits per character. */
 export function entropy(s: string): number {
   const counts = new Map<string, number>();
@@ -125,6 +188,7 @@ export function ownSecretRanges(text: string): Array<[number, number]> {
       ranges.push([start, start + val.length]);
     }
   }
+  ranges.push(...passwordRanges(text));
   return ranges;
 }
 

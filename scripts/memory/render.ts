@@ -128,7 +128,8 @@ export function planFiles(store: Store, taken: ReadonlySet<string> = new Set(), 
     grp.rules.push(r);
   };
   for (const r of active) {
-    const perm = r.kind === "permission";
+    // A permission never lands in a rules file, also when only its text says so (a pinned "Permission: ..." line).
+    const perm = r.kind === "permission" || parsePermissionLine(r.text) !== null;
     if (r.globs.length === 0) {
       if (perm) add("perm", { base: "permissions", title: "Permissions the user granted (they relax earlier rules until their condition ends)", glob: null }, r);
       else if (r.type === "constraint") add("c", { base: "constraints", title: "Rules to follow", glob: null }, r);

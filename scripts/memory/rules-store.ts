@@ -90,6 +90,8 @@ export function reconcile(rulesDir: string, store: Store): { plan: PlannedFile[]
   const frozen: string[] = [];
   const hosted = new Set<string>();
   let retired = 0;
+  const byId = new Map<string, Store["rules"][number]>();
+  for (const r of store.rules) if (!byId.has(r.id)) byId.set(r.id, r);
   for (const [name, rec] of Object.entries(store.files)) {
     const cur = readOrNull(join(rulesDir, name));
     const edited = rec.handEdited === true || cur === null || sha256(cur) !== rec.sha256;
@@ -98,7 +100,7 @@ export function reconcile(rulesDir: string, store: Store): { plan: PlannedFile[]
     rec.handEdited = true;
     frozen.push(name);
     for (const id of rec.ruleIds) {
-      const r = store.rules.find((x) => x.id === id);
+      const r = byId.get(id);
       if (r?.status !== "active") continue;
       if (cur?.includes(r.text.split("\n")[0] ?? r.text)) hosted.add(id);
       else {

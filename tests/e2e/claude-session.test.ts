@@ -111,7 +111,7 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     const at = text.lastIndexOf("Additional Instructions:");
     expect(at, "the compaction prompt has no Additional Instructions (PreCompact printed nothing?)").toBeGreaterThan(0);
     const extra = text.slice(at);
-    expect(extra).toMatch(/Knowledge Triage: the user stated \d+ rules? /);
+    expect(extra).toMatch(/Knowledge Triage: \d+ rules? (?:is|are) pinned for this project /);
     has(extra, "word for word", "the compaction instructions");
     lacks(extra, SECRET, "the compaction instructions");
     expect(extra).not.toMatch(/^\s*\{/m);

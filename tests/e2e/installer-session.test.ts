@@ -69,7 +69,7 @@ describe.skipIf(!haveClaude)("real Claude Code session with hooks from install.s
     const after = api.requests.slice(ci + 1);
     const first = JSON.stringify(after.find((r) => r.kind === "main")?.body ?? {});
     const compact = JSON.stringify(api.requests[ci]?.body ?? {});
-    expect(/Knowledge Triage: the user stated \d+ rules? /.test(compact), "PreCompact(auto) stdout in the compaction prompt").toBe(true);
+    expect(/Knowledge Triage: \d+ rules? (?:is|are) pinned for this project /.test(compact), "PreCompact(auto) stdout in the compaction prompt").toBe(true);
     expect(first.includes("SessionStart:compact hook success: Knowledge Triage:"), "SessionStart(compact) printed the rules").toBe(true);
     expect(first.includes(RULE), "the rule is in the first request after compaction").toBe(true);
     for (const r of after) expect(JSON.stringify(r.body).includes(TOKEN), "the token after compaction").toBe(false);

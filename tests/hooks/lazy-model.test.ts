@@ -35,7 +35,7 @@ describe("hook classifier loading", () => {
 
     const first = run(entry, "pre-compact", payload(P.preManual, transcript, project));
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/Knowledge Triage: the user stated \d+ rules?/);
+    expect(first.stdout).toMatch(/Knowledge Triage: \d+ rules? (?:is|are) pinned for this project/);
     expect(loads()).toBe(1);
     // Nothing new: the incremental run classifies nothing, so the model is never touched.
     expect(run(entry, "pre-compact", payload(P.preManual, transcript, project)).code).toBe(0);

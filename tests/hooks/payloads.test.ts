@@ -74,7 +74,7 @@ describe("transcript_path problems touch nothing (BL-16, BL-17)", () => {
     const r = runHook("pre-compact", payload(P.preManual, transcript, project));
     expect(r.code).toBe(0);
     expect(stderrLines(r.stderr)).toEqual([expect.stringMatching(/no transcript content/)]);
-    expect(r.stdout).toMatch(/^Knowledge Triage: the user stated 2 rules /); // the pinned rules still count
+    expect(r.stdout).toMatch(/^Knowledge Triage: 2 rules are pinned for this project /); // the pinned rules still count
     // SessionStart(compact) still prints the rules already pinned, even with nothing to extract.
     const s = runHook("session-start", payload(P.startCompact, transcript, project));
     expect(s.code).toBe(0);

@@ -254,14 +254,14 @@ describe("extract: hand edits and locking", { timeout: 30_000 }, () => {
     expect(store.rules.find((x) => x.text === "Always sign release tags.")?.retiredReason).toBe("removed-by-hand");
   });
 
-  it("BL-29: a held lock makes the run fail fast with LOCK_BUSY and leaves files alone", async () => {
+  it("BL-29: a lock held past the wait makes the run fail with LOCK_BUSY and leaves files alone", async () => {
     const p = tempProject();
     await extractText(p, jsonl([user("Never push to main.")]));
     const { acquireLock } = await import("../../scripts/memory/state.js");
+    const before = snapshot(p.rulesDir); // taken before the lock: the lock folder is not a rules file
     const release = await acquireLock(p.rulesDir);
-    const before = snapshot(p.rulesDir);
     const t0 = Date.now();
-    await expect(extractText(p, null)).rejects.toMatchObject({ code: "LOCK_BUSY" });
+    await expect(extractText(p, null, { lockWaitMs: 500 })).rejects.toMatchObject({ code: "LOCK_BUSY" });
     expect(Date.now() - t0).toBeLessThan(2500);
     await release();
     expect(snapshot(p.rulesDir)).toEqual(before);
@@ -281,7 +281,7 @@ describe("extract: hand edits and locking", { timeout: 30_000 }, () => {
 });
 
 describe("extract: secrets never reach any output", () => {
-  it("none of the fake secret shapes (37) appears in rule files, sidecar, cursor, report or pinned text", async () => {
+  it("none of the fake secret shapes (49) appears in rule files, sidecar, cursor, report or pinned text", async () => {
     const p = tempProject();
     const lines = FAKE_SECRETS.map((s) => user(`${s.text}. Never share it outside the team.`));
     const r = await extractText(p, jsonl(lines));

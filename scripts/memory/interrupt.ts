@@ -1,0 +1,52 @@
+/**
+ * SIGTERM/SIGINT handling for long extraction runs. While trapped, a signal only sets a flag (and aborts
+ * an AbortSignal, so a lock wait ends at once); the run checks the flag between batches of lines, throws
+ * InterruptedError, and its `finally` releases the lock before anything half-done is written. The CLI
+ * maps the error to exit 130 (SIGINT) or 143 (SIGTERM), the shell convention 128 + signal number.
+ */
+import { TriageError } from "../errors.js";
+
+/** The run was stopped by a signal; nothing of this run was written and the lock was released. */
+export class InterruptedError extends TriageError {
+  constructor(readonly signal: "SIGINT" | "SIGTERM") {
+    super(`interrupted by ${signal}; this run wrote nothing and released the lock`, "INTERRUPTED", signal === "SIGINT" ? 130 : 143);
+  }
+}
+
+/** A trap: `check()` throws InterruptedError once a signal arrived; `dispose()` restores the previous handlers. */
+export interface SignalTrap {
+  signal: AbortSignal;
+  check(): void;
+  dispose(): void;
+}
+
+/** Trap SIGINT and SIGTERM until dispose(). Traps nest: each one sees every signal. */
+export function trapSignals(): SignalTrap {
+  const ac = new AbortController();
+  let got: InterruptedError | undefined;
+  const on = (sig: "SIGINT" | "SIGTERM") => (): void => {
+    if (got) return;
+    got = new InterruptedError(sig);
+    ac.abort(got);
+  };
+  const onInt = on("SIGINT");
+  const onTerm = on("SIGTERM");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  return {
+    signal: ac.signal,
+    check(): void {
+      if (got) throw got;
+    },
+    dispose(): void {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+    },
+  };
+}
+
+/** Let pending signal handlers run (one macrotask turn), then throw if the trap caught a signal. */
+export async function yieldAndCheck(trap: SignalTrap): Promise<void> {
+  await new Promise<void>((res) => setImmediate(res));
+  trap.check();
+}
