@@ -77,15 +77,31 @@ export function writeFileAtomic(path: string, data: string): void {
     // mkdir -p reports a file in the way of a parent folder as EEXIST: say what it means.
     throw new WriteError(path, errCode(e) === "EEXIST" ? "ENOTDIR" : errCode(e));
   }
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    replaceAtomically(path, data);
+  } catch (e) {
+    throw new WriteError(path, errCode(e));
+  }
+}
+
+let tmpCounter = 0;
+/**
+ * Replace `path` with `data` atomically: write `<path>.<pid>.<n>.tmp` in the same folder, then rename
+ * over the target (readers see the old or the new bytes, never a torn file). On failure the temp file
+ * is removed and the raw fs error is rethrown. The one atomic-write primitive of the project.
+ */
+export function replaceAtomically(path: string, data: string): void {
+  const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
   try {
     writeFileSync(tmp, data);
     renameSync(tmp, path);
   } catch (e) {
     try {
       unlinkSync(tmp);
-    } catch {}
-    throw new WriteError(path, errCode(e));
+    } catch {
+      // nothing to clean
+    }
+    throw e;
   }
 }
 

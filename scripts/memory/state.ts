@@ -5,11 +5,12 @@
  * (temp file + rename in the same folder) and skipped when the bytes would not change.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { TriageError } from "../errors.js";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./schema.js";
+import { replaceAtomically } from "../io.js";
 
 /**
  * True when `rulesDir` is inside the user-level rules folder (`$CLAUDE_CONFIG_DIR/rules` or `~/.claude/rules`),
@@ -45,25 +46,13 @@ export class StateError extends TriageError {
  * Write `data` to `path` atomically (temp file `<path>.<pid>.<n>.tmp` in the same folder, then rename).
  * Returns false (and writes nothing) when the file already holds exactly these bytes.
  */
-let tmpCounter = 0;
 export function writeIfChanged(path: string, data: string): boolean {
   try {
     if (readFileSync(path, "utf8") === data) return false;
   } catch {
     // missing: write it
   }
-  const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing to clean
-    }
-    throw e;
-  }
+  replaceAtomically(path, data);
   return true;
 }
 
