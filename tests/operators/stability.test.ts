@@ -73,14 +73,21 @@ describe("pin stability with the committed model", () => {
     expect(pinsChecked).toBeGreaterThan(0);
   }, 120_000);
 
-  it("compact(compact(x)) pins the same units with the committed model", () => {
+  it("compact(compact(x)) pins the same rules with the committed model (only rewritten text can add a pin)", () => {
     fc.assert(
       fc.property(richMemoryDoc, fc.double({ min: 0.05, max: 0.9, noNaN: true }), (doc, ratio) => {
         const units = classify(doc);
         const budget = Math.max(1, Math.floor(ratio * estimateTokens(doc)));
         const once = compactSafe(units, budget);
         const again = classify(once);
-        expect(new Set(pinned(again))).toEqual(new Set(pinned(units)));
+        const before = new Set(pinned(units));
+        const after = new Set(pinned(again));
+        // Every rule pinned in x is pinned again, byte for byte, in compact(x).
+        for (const t of before) expect(after.has(t), t).toBe(true);
+        // A new pin can only be a unit compaction rewrote (a compressed or merged belief whose shorter
+        // text the classifier now scores as a rule): never a unit of x that was left verbatim.
+        const original = new Set(units.map((u) => u.text));
+        for (const t of after) if (!before.has(t)) expect(original.has(t), t).toBe(false);
       }),
       { numRuns: 80 },
     );
