@@ -44,3 +44,38 @@ export class CompactionUnsafeError extends TriageError {
     super(message, "COMPACTION_UNSAFE", 2);
   }
 }
+
+/** A file could not be written (EACCES, EISDIR, ENOTDIR, ENOSPC...): one line, exit 1. */
+export class WriteError extends TriageError {
+  constructor(path: string, code: string) {
+    super(`cannot write ${path}: ${code}`, "WRITE_FAILED", 1);
+  }
+}
+
+/** The run was stopped by a signal; nothing of this run was written and the lock was released. */
+export class InterruptedError extends TriageError {
+  constructor(readonly signal: "SIGINT" | "SIGTERM") {
+    super(`interrupted by ${signal}; this run wrote nothing and released the lock`, "INTERRUPTED", signal === "SIGINT" ? 130 : 143);
+  }
+}
+
+/** An exported file was edited (or not written by `triage export`) and would be replaced or removed (exit 1). */
+export class ExportConflictError extends TriageError {
+  constructor(message: string) {
+    super(message, "EXPORT_CONFLICT", 1);
+  }
+}
+
+/** The lock could not be taken in time (another session is extracting). Exit 1; hooks log it and exit 0. */
+export class LockBusyError extends TriageError {
+  constructor(message: string) {
+    super(message, "LOCK_BUSY", 1);
+  }
+}
+
+/** A state file exists but does not parse (it is left untouched and not overwritten). */
+export class StateError extends TriageError {
+  constructor(message: string) {
+    super(message, "STATE_INVALID", 1);
+  }
+}

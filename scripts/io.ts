@@ -5,7 +5,10 @@
 import { existsSync, readFileSync, renameSync, writeFileSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TriageError, UsageError } from "./errors.js";
+import { UsageError, WriteError } from "./errors.js";
+
+/** Re-exported: the class lives with the other error classes in scripts/errors.ts. */
+export { WriteError };
 
 /** Decoded text of a file or stdin plus warnings (invalid UTF-8, NUL bytes). */
 export interface DecodedInput {
@@ -51,12 +54,6 @@ export function readInput(path: string): DecodedInput {
   }
 }
 
-/** A file could not be written (EACCES, EISDIR, ENOTDIR, ENOSPC...): one line, exit 1. */
-export class WriteError extends TriageError {
-  constructor(path: string, code: string) {
-    super(`cannot write ${path}: ${code}`, "WRITE_FAILED", 1);
-  }
-}
 
 const errCode = (e: unknown): string => (e as NodeJS.ErrnoException)?.code ?? (e as Error)?.message ?? String(e);
 

@@ -22,9 +22,16 @@ const float32Base64 = z.string().check(z.refine((s) => s.length % 4 === 0, "must
 
 /** Encode numbers as base64 little-endian Float32 (the model file's array encoding). */
 export function encodeFloat32(values: ArrayLike<number>): string {
-  const f = Float32Array.from(values as ArrayLike<number>);
-  const buf = Buffer.alloc(f.length * 4);
-  for (let i = 0; i < f.length; i++) buf.writeFloatLE(f[i] as number, i * 4);
+  return encodeLE32(values, "float32");
+}
+
+/** Encode numbers as base64 little-endian 32-bit values of the given kind. */
+function encodeLE32(values: ArrayLike<number>, kind: "float32" | "int32"): string {
+  const buf = Buffer.alloc(values.length * 4);
+  for (let i = 0; i < values.length; i++) {
+    if (kind === "float32") buf.writeFloatLE(Math.fround(values[i] as number), i * 4);
+    else buf.writeInt32LE((values[i] as number) | 0, i * 4);
+  }
   return buf.toString("base64");
 }
 
@@ -58,10 +65,7 @@ export function dequantizeInt8(b64: string, scales: readonly number[]): Float32A
 
 /** Encode integers as base64 little-endian Int32. */
 export function encodeInt32(values: ArrayLike<number>): string {
-  const a = Int32Array.from(values as ArrayLike<number>);
-  const buf = Buffer.alloc(a.length * 4);
-  for (let i = 0; i < a.length; i++) buf.writeInt32LE(a[i] as number, i * 4);
-  return buf.toString("base64");
+  return encodeLE32(values, "int32");
 }
 
 /** Decode base64 little-endian Int32. Throws if the byte length is not a multiple of 4. */

@@ -14,10 +14,11 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as z from "zod/mini";
-import { TriageError } from "../errors.js";
 import { globSlug } from "./render.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned.js";
 import { stateDir, toJson, writeIfChanged } from "./state.js";
+import { ExportConflictError } from "../errors.js";
+export { ExportConflictError };
 
 /** Supported export formats. */
 export const EXPORT_FORMATS = ["cursor", "copilot", "windsurf", "agents", "gemini"] as const;
@@ -83,12 +84,6 @@ export function mergeBlock(existing: string | null, block: string): string {
   return `${existing.replace(/\n*$/, "\n\n")}${block}`;
 }
 
-/** An exported file was edited (or not written by `triage export`) and would be replaced or removed (exit 1). */
-export class ExportConflictError extends TriageError {
-  constructor(message: string) {
-    super(message, "EXPORT_CONFLICT", 1);
-  }
-}
 
 /** `<rulesDir>/.state/export.json`: sha256 (hex) of each whole file export wrote, by absolute path. */
 const ExportStateSchema = z.object({ version: z.literal(1), files: z.record(z.string(), z.string()) });

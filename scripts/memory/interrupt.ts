@@ -4,14 +4,10 @@
  * InterruptedError, and its `finally` releases the lock before anything half-done is written. The CLI
  * maps the error to exit 130 (SIGINT) or 143 (SIGTERM), the shell convention 128 + signal number.
  */
-import { TriageError } from "../errors.js";
+import { InterruptedError } from "../errors.js";
 
-/** The run was stopped by a signal; nothing of this run was written and the lock was released. */
-export class InterruptedError extends TriageError {
-  constructor(readonly signal: "SIGINT" | "SIGTERM") {
-    super(`interrupted by ${signal}; this run wrote nothing and released the lock`, "INTERRUPTED", signal === "SIGINT" ? 130 : 143);
-  }
-}
+/** Re-exported: the class lives with the other error classes in scripts/errors.ts. */
+export { InterruptedError };
 
 /** A trap: `check()` throws InterruptedError once a signal arrived; `dispose()` restores the previous handlers. */
 export interface SignalTrap {

@@ -8,9 +8,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { TriageError } from "../errors.js";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./schema.js";
 import { replaceAtomically } from "../io.js";
+import { LockBusyError, StateError, TriageError } from "../errors.js";
+
+/** Re-exported: the classes live with the other error classes in scripts/errors.ts. */
+export { LockBusyError, StateError };
 
 /**
  * True when `rulesDir` is inside the user-level rules folder (`$CLAUDE_CONFIG_DIR/rules` or `~/.claude/rules`),
@@ -28,19 +31,7 @@ export function stateDir(rulesDir: string): string {
   return join(rulesDir, ".state");
 }
 
-/** The lock could not be taken in time (another session is extracting). Exit 1; hooks log it and exit 0. */
-export class LockBusyError extends TriageError {
-  constructor(message: string) {
-    super(message, "LOCK_BUSY", 1);
-  }
-}
 
-/** A state file exists but does not parse (it is left untouched and not overwritten). */
-export class StateError extends TriageError {
-  constructor(message: string) {
-    super(message, "STATE_INVALID", 1);
-  }
-}
 
 /**
  * Write `data` to `path` atomically (temp file `<path>.<pid>.<n>.tmp` in the same folder, then rename).

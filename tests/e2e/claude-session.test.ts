@@ -6,10 +6,11 @@
  * Skips (with a message) only when the claude binary is missing. Artifacts: $KT_E2E_OUT or a temp folder.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { keepArtifactsOnFailure } from "./artifacts.js";
 import { cli, cliEnv, runSession, type SessionResult } from "./drive.js";
 // @ts-expect-error plain ESM helper without type declarations
 import { contentText, startMockApi } from "./mock-api.mjs";
@@ -67,18 +68,8 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     await new Promise((r) => setTimeout(r, 1500));
   }, 240_000);
 
-  // Artifacts (request log, HOME, project) are kept when a test fails or KT_E2E_OUT names the folder.
-  let failed = false;
-  beforeEach((ctx) => {
-    ctx.onTestFailed(() => {
-      failed = true;
-    });
-  });
-  afterAll(async () => {
-    await api?.close();
-    if (failed || process.env.KT_E2E_OUT) console.log(`e2e artifacts: ${out}`);
-    else rmSync(out, { recursive: true, force: true });
-  });
+  // Artifacts (request log, HOME, project) are kept when a test fails or KT_E2E_OUT is set.
+  keepArtifactsOnFailure(out, () => (api ? () => api.close() : undefined));
 
   const mainAfterCompact = (): { compact: Req; first: Req; after: Req[] } => {
     const reqs = api.requests;

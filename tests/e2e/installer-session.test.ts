@@ -6,10 +6,11 @@
  * in the first request after compaction, redacted. Skips only when the claude binary is missing.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { keepArtifactsOnFailure } from "./artifacts.js";
 import { cliEnv, runSession, type SessionResult } from "./drive.js";
 // @ts-expect-error plain ESM helper without type declarations
 import { startMockApi } from "./mock-api.mjs";
@@ -49,17 +50,8 @@ describe.skipIf(!haveClaude)("real Claude Code session with hooks from install.s
     await new Promise((r) => setTimeout(r, 1500)); // let the detached SessionEnd worker finish
   }, 240_000);
 
-  let failed = false;
-  beforeEach((ctx) => {
-    ctx.onTestFailed(() => {
-      failed = true;
-    });
-  });
-  afterAll(async () => {
-    await api?.close();
-    if (failed) console.log(`e2e artifacts: ${out}`);
-    else rmSync(out, { recursive: true, force: true });
-  });
+  // Artifacts (request log, HOME, project) are kept when a test fails or KT_E2E_OUT is set.
+  keepArtifactsOnFailure(out, () => (api ? () => api.close() : undefined));
 
   it("the settings-file hooks fired and the rule came back after compaction, redacted", () => {
     expect(installOut).toContain(`+ PreCompact (manual|auto): node ${repo}/dist/triage.mjs hook pre-compact`);
