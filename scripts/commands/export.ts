@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { defaultRulesDir } from "../memory/api.js";
@@ -18,6 +19,9 @@ export function registerExport(program: Command): void {
       if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}`);
       const format = opts.format as ExportFormat;
       const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
+      // A missing rules folder is a mistake (a typo), not "no rules": exporting from it would remove
+      // the previously exported files.
+      if (!existsSync(rulesDir) || !statSync(rulesDir).isDirectory()) throw new UsageError(`no rules folder at ${rulesDir}`);
       if (opts.stdout) {
         for (const f of planExport(format, readRuleFiles(rulesDir))) process.stdout.write(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
         return;

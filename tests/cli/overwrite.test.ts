@@ -215,6 +215,18 @@ describe("export: hand edits in whole exported files", () => {
     });
   }
 
+  it("a mistyped --rules-dir is a one-line error and removes nothing, even with --force", () => {
+    const d = project({ "rules/constraints.md": "# Rules\n\n- Never push to main.\n" });
+    expect(triage(["export", "--format", "cursor", "--rules-dir", "rules", "--out", "."], { cwd: d }).code).toBe(0);
+    const file = join(d, ".cursor/rules/knowledge-triage.mdc");
+    const before = readFileSync(file, "utf8");
+    for (const extra of [[], ["--force"], ["--stdout"]]) {
+      const line = expectOneLineError(triage(["export", "--format", "cursor", "--rules-dir", "typo", "--out", ".", ...extra], { cwd: d }));
+      expect(line).toMatch(/no rules folder at typo/);
+    }
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
   it("cursor: a same-named file export never wrote is refused, and so is removing an edited per-glob file", () => {
     const d = project({
       "rules/constraints.md": "# Rules\n\n- Never push to main.\n",
