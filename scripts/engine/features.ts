@@ -92,7 +92,7 @@ const G_H = 6;
 const G_P = 7;
 
 /** Push the ids of the character 3-5-grams of one word (with "<" and ">" boundary marks). No strings built. */
-function charGrams(word: string, out: number[]): void {
+function charGrams(word: string, out: FeatureBuffer): void {
   const n = word.length;
   if (n < 2) return;
   const len = n + 2;
@@ -108,9 +108,18 @@ function charGrams(word: string, out: number[]): void {
   }
 }
 
+/** True when a token is all ASCII digits (numbers carry no character n-grams). */
+function isDigits(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return s.length > 0;
+}
+
 const keyIds = new Map<string, number>();
 /** Push the id of a "g:text" feature key; ids of the small, repeating shape/neighbour keys are cached. */
-function add(out: number[], key: string): void {
+function add(out: FeatureBuffer, key: string): void {
   let id = keyIds.get(key);
   if (id === undefined) {
     id = featureId(key);
@@ -119,19 +128,23 @@ function add(out: number[], key: string): void {
   out.push(id);
 }
 
-const contextCache = new Map<string, number[]>();
+const contextCaches = new Map<number, Map<string, number[]>>();
 /** Ids of the stemmed words of a context string under a group (heading or lead-in), cached: headings repeat. */
 function contextIds(text: string, group: number): number[] {
-  const key = `${group}\u0000${text}`;
-  let ids = contextCache.get(key);
+  let cache = contextCaches.get(group);
+  if (!cache) {
+    cache = new Map();
+    contextCaches.set(group, cache);
+  }
+  let ids = cache.get(text);
   if (!ids) {
     const seed = SEEDS[group] as number;
     ids = Array.from(new Set(tokenize(text).words))
       .slice(0, 24)
       .map((w) => toId(fnvStr(seed, w), group));
     if (DATE_RE.test(text)) ids.push(featureId(group === G_H ? "h:#date" : "p:#date"));
-    if (contextCache.size > 50_000) contextCache.clear();
-    contextCache.set(key, ids);
+    if (cache.size > 50_000) cache.clear();
+    cache.set(text, ids);
   }
   return ids;
 }
@@ -170,10 +183,18 @@ const CUE_HARD = 1;
 const CUE_SOFT = 2;
 const CUE_CMD = 4;
 const CUE_PAST = 8;
+const MONTH_BIT = 16;
+/** Cue bits of each cue word and month name, so one map lookup per token replaces four set lookups. */
+const CUE_OF = new Map<string, number>();
+for (const [set, bit] of [[HARD_WORDS, CUE_HARD], [SOFT_WORDS, CUE_SOFT], [PAST_WORDS, CUE_PAST], [MONTHS, MONTH_BIT]] as const) {
+  for (const w of set) CUE_OF.set(w, (CUE_OF.get(w) ?? 0) | bit);
+}
 
-/** What one pass over a unit yields: its tokens, body text and cue bitmask (CUE_*). */
+/** What one pass over a unit yields: its interned tokens and their stemmer slots, body text, cue bitmask (CUE_*). */
 export interface UnitAnalysis {
+  /** Stemmed words (for word n-grams). */
   words: string[];
+  /** Unstemmed tokens (for character n-grams and cue words). */
   raw: string[];
   cjk: string[];
   body: string;
@@ -184,46 +205,78 @@ export interface UnitAnalysis {
 /** Tokenise a unit once and compute its cue families and date flag. Pure. */
 export function analyze(u: Unit): UnitAnalysis {
   const body = bodyText(u);
-  const tok = tokenize(u.kind === "code" ? body.slice(0, 2000) : body.slice(0, 4000));
+  const { words, raw, cjk } = tokenize(u.kind === "code" ? body.slice(0, 2000) : body.slice(0, 4000));
   let cues = u.kind === "code" ? CUE_CMD : 0;
-  let month = false;
-  for (const r of tok.raw) {
-    if (HARD_WORDS.has(r)) cues |= CUE_HARD;
-    if (SOFT_WORDS.has(r)) cues |= CUE_SOFT;
-    if (PAST_WORDS.has(r)) cues |= CUE_PAST;
-    if (MONTHS.has(r)) month = true;
-  }
-  for (const g of tok.cjk) {
-    if (HARD_WORDS.has(g)) cues |= CUE_HARD;
-    if (SOFT_WORDS.has(g)) cues |= CUE_SOFT;
-    if (PAST_WORDS.has(g)) cues |= CUE_PAST;
-  }
-  if (CMD_WORDS.has(tok.raw[0] ?? "") || body.includes("`") || body.includes("--") || body.trimStart().startsWith("$")) cues |= CUE_CMD;
+  for (const r of raw) cues |= CUE_OF.get(r) ?? 0;
+  for (const g of cjk) cues |= (CUE_OF.get(g) ?? 0) & ~MONTH_BIT;
+  const month = (cues & MONTH_BIT) !== 0;
+  cues &= ~MONTH_BIT;
+  const first = raw[0] ?? "";
+  if (CMD_WORDS.has(first) || body.includes("`") || body.includes("--") || body.trimStart().startsWith("$")) cues |= CUE_CMD;
   const date = (month || /\d/.test(body)) && DATE_RE.test(body);
   if (date) cues |= CUE_PAST;
-  return { words: tok.words, raw: tok.raw, cjk: tok.cjk, body, cues, date };
+  return { words, raw, cjk, body, cues, date };
 }
 
 /**
- * Hashed feature ids of a unit in context, with repeats (a repeated id is a term frequency > 1).
- * `prev`/`next` are the neighbouring non-structure units (or undefined); `a` its analysis.
- * Pure and deterministic.
+ * A growable buffer of feature ids (with repeats: a repeated id is a term frequency > 1), reused
+ * from unit to unit so feature extraction allocates nothing per unit. `ids[0..n)` is the content.
  */
-export function unitFeatures(u: Unit, prev?: Unit, next?: Unit, a: UnitAnalysis = analyze(u), prevDate = false): number[] {
-  const out: number[] = [];
+export class FeatureBuffer {
+  ids = new Int32Array(512);
+  n = 0;
+  push(id: number): void {
+    if (this.n === this.ids.length) {
+      const grown = new Int32Array(this.ids.length * 2);
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[this.n++] = id;
+  }
+  /** The content as a plain array (for training, which keeps every unit's features). */
+  toArray(): number[] {
+    return Array.from(this.ids.subarray(0, this.n));
+  }
+}
+
+const KIND_IDS = new Map<string, number>();
+const PREV_IDS = new Map<string, number>();
+const NEXT_IDS = new Map<string, number>();
+/** Cached id of a feature key built from a small closed set of values (unit kinds). */
+function keyed(cache: Map<string, number>, prefix: string, value: string): number {
+  let id = cache.get(value);
+  if (id === undefined) {
+    id = featureId(prefix + value);
+    cache.set(value, id);
+  }
+  return id;
+}
+const DEPTH_IDS = [0, 1, 2].map((d) => featureId(`s:depth:${d}`));
+const LEN_IDS = new Map(["1", "2", "3", "4", "5"].map((b) => [b, featureId(`s:len:${b}`)] as const));
+const LEVEL_IDS = [0, 1, 2, 3, 4, 5, 6].map((l) => featureId(`s:level:${l}`));
+
+/**
+ * Append the hashed feature ids of a unit in context to `out` (with repeats).
+ * `prev`/`next` are the neighbouring units (or undefined); `a` its analysis.
+ * Pure and deterministic: the ids depend only on the arguments.
+ */
+export function unitFeatures(out: FeatureBuffer, u: Unit, prev: Unit | undefined, next: Unit | undefined, a: UnitAnalysis, prevDate: boolean): void {
   const { words, raw, body } = a;
   const sw = SEEDS[G_W] as number;
   const sb = SEEDS[G_B] as number;
-  for (let i = 0; i < words.length; i++) {
+  const nw = words.length;
+  for (let i = 0; i < nw; i++) {
     const w = words[i] as string;
     out.push(toId(fnvStr(sw, w), G_W));
-    if (i + 1 < words.length) out.push(toId(fnvStr(fnv(fnvStr(sb, w), 32), words[i + 1] as string), G_B));
+    if (i + 1 < nw) out.push(toId(fnvStr(fnv(fnvStr(sb, w), 32), words[i + 1] as string), G_B));
   }
-  for (const r of raw) if (!/^\d+$/.test(r)) charGrams(r, out);
+  for (let i = 0; i < raw.length; i++) {
+    const r = raw[i] as string;
+    if (!isDigits(r)) charGrams(r, out);
+  }
   const sk = SEEDS[G_K] as number;
   for (const g of a.cjk) out.push(toId(fnvStr(sk, g), G_K));
-  const first = words[0];
-  if (first) out.push(toId(fnvStr(SEEDS[G_F] as number, first), G_F));
+  if (nw > 0) out.push(toId(fnvStr(SEEDS[G_F] as number, words[0] as string), G_F));
   else out.push(S.empty);
 
   // Shape features (issue 2: inline code, leading $, --flag, path/glob, imperative first verb, date/past, list marker).
@@ -246,21 +299,20 @@ export function unitFeatures(u: Unit, prev?: Unit, next?: Unit, a: UnitAnalysis 
   if (/⚠|❌|🚫|⛔|❗/.test(u.text)) out.push(S.warn);
   if (/\d/.test(body)) out.push(S.digit);
   if (/^\s*\d{1,9}[.)]\s/.test(u.text)) out.push(S.numbered);
-  add(out, `s:kind:${u.kind}`);
+  out.push(keyed(KIND_IDS, "s:kind:", u.kind));
   if (u.kind === "code" && u.lang) add(out, `s:lang:${u.lang.toLowerCase()}`);
-  add(out, `s:depth:${Math.min(u.depth, 2)}`);
-  add(out, `s:len:${lengthBucket(words.length + a.cjk.length / 4)}`);
-  if (u.kind === "heading") add(out, `s:level:${u.level}`);
+  out.push(DEPTH_IDS[Math.min(u.depth, 2)] as number);
+  out.push(LEN_IDS.get(lengthBucket(nw + a.cjk.length / 4)) as number);
+  if (u.kind === "heading") out.push((LEVEL_IDS[u.level] as number | undefined) ?? featureId(`s:level:${u.level}`));
 
   // Context: nearest two headings, the lead-in, neighbours' shape.
-  const hs = u.headings.slice(-2);
-  for (const h of hs) for (const id of contextIds(h, G_H)) out.push(id);
-  if (hs.length === 0) out.push(S.noHeading);
+  const hn = u.headings.length;
+  for (let h = Math.max(0, hn - 2); h < hn; h++) for (const id of contextIds(u.headings[h] as string, G_H)) out.push(id);
+  if (hn === 0) out.push(S.noHeading);
   if (u.leadIn) for (const id of contextIds(u.leadIn, G_P)) out.push(id);
-  add(out, `n:prev:${prev ? prev.kind : "none"}`);
-  add(out, `n:next:${next ? next.kind : "none"}`);
+  out.push(keyed(PREV_IDS, "n:prev:", prev ? prev.kind : "none"));
+  out.push(keyed(NEXT_IDS, "n:next:", next ? next.kind : "none"));
   if (prevDate) out.push(S.prevDate);
-  return out;
 }
 
 const S = {
@@ -287,54 +339,88 @@ const S = {
   prevDate: featureId("n:prevdate"),
 };
 
-const CUE_FAMILIES = ["hard", "soft", "cmd", "past"];
+const CUE_FAMILIES = [CUE_HARD, CUE_SOFT, CUE_CMD, CUE_PAST];
+const CUE_NAMES = ["hard", "soft", "cmd", "past"];
 const X_ALONE = featureId("x:alone");
-const X_SHARE = new Map(CUE_FAMILIES.flatMap((c) => ["0", "1", "2", "3"].map((b) => [`${c}:${b}`, featureId(`x:${c}:${b}`)] as const)));
-const X_PREV = new Map(CUE_FAMILIES.map((c) => [c, featureId(`x:prev:${c}`)] as const));
-const X_NEXT = new Map(CUE_FAMILIES.map((c) => [c, featureId(`x:next:${c}`)] as const));
-
-const CUE_BITS: [string, number][] = [
-  ["hard", CUE_HARD],
-  ["soft", CUE_SOFT],
-  ["cmd", CUE_CMD],
-  ["past", CUE_PAST],
-];
+/** X_SHARE[family * 4 + bucket]: share of the section's other units with that cue family. */
+const X_SHARE = CUE_NAMES.flatMap((c) => [0, 1, 2, 3].map((b) => featureId(`x:${c}:${b}`)));
+const X_PREV = CUE_NAMES.map((c) => featureId(`x:prev:${c}`));
+const X_NEXT = CUE_NAMES.map((c) => featureId(`x:next:${c}`));
+/** At most 4 section-share ids + 4 previous-unit + 4 next-unit cue ids per unit. */
+const SECTION_SLOTS = 12;
 
 /**
- * Add section-context features in place: for each unit, the share of the OTHER units under the same
- * heading path that carry each cue family (bucketed none / <1/3 / <2/3 / more), plus the cue families
- * of the previous and next unit. Lets a line borrow the character of the list it sits in.
+ * Section-context features of every unit: the share of the OTHER units under the same heading path
+ * that carry each cue family (bucketed none / <1/3 / <2/3 / more; "alone" when the unit is the only
+ * one), plus the cue families of the previous and next unit. Lets a line borrow the character of the
+ * list it sits in. Returns ids[i * SECTION_SLOTS ..] with count[i] entries per unit.
  */
-export function addSectionFeatures(units: readonly Unit[], feats: number[][], analyses: readonly UnitAnalysis[]): void {
-  const sig = analyses.map((a) => CUE_BITS.filter(([, bit]) => a.cues & bit).map(([name]) => name));
+export function sectionFeatures(units: readonly Unit[], analyses: readonly UnitAnalysis[]): { ids: Int32Array; count: Uint8Array } {
+  const n = units.length;
+  const ids = new Int32Array(n * SECTION_SLOTS);
+  const count = new Uint8Array(n);
+  const put = (i: number, id: number): void => {
+    const c = count[i] as number;
+    ids[i * SECTION_SLOTS + c] = id;
+    count[i] = c + 1;
+  };
   const sections = new Map<string, number[]>();
-  units.forEach((u, i) => {
-    const key = u.headings.join("\u0001");
-    const list = sections.get(key);
+  let lastHeadings: readonly string[] | null = null;
+  let lastKey = "";
+  for (let i = 0; i < n; i++) {
+    const hs = (units[i] as Unit).headings;
+    if (hs !== lastHeadings) {
+      lastKey = hs.join("\u0001");
+      lastHeadings = hs;
+    }
+    const list = sections.get(lastKey);
     if (list) list.push(i);
-    else sections.set(key, [i]);
-  });
+    else sections.set(lastKey, [i]);
+  }
   for (const members of sections.values()) {
-    const totals = new Map<string, number>();
-    for (const i of members) for (const c of sig[i] as string[]) totals.set(c, (totals.get(c) ?? 0) + 1);
+    const totals = [0, 0, 0, 0];
+    for (const i of members) {
+      const cues = (analyses[i] as UnitAnalysis).cues;
+      for (let c = 0; c < 4; c++) if (cues & (CUE_FAMILIES[c] as number)) totals[c] = (totals[c] as number) + 1;
+    }
     const others = members.length - 1;
     for (const i of members) {
-      const f = feats[i] as number[];
       if (others === 0) {
-        f.push(X_ALONE);
+        put(i, X_ALONE);
         continue;
       }
-      for (const c of ["hard", "soft", "cmd", "past"]) {
-        const own = (sig[i] as string[]).includes(c) ? 1 : 0;
-        const share = ((totals.get(c) ?? 0) - own) / others;
-        const bucket = share === 0 ? "0" : share < 1 / 3 ? "1" : share < 2 / 3 ? "2" : "3";
-        f.push(X_SHARE.get(`${c}:${bucket}`) as number);
+      const cues = (analyses[i] as UnitAnalysis).cues;
+      for (let c = 0; c < 4; c++) {
+        const own = cues & (CUE_FAMILIES[c] as number) ? 1 : 0;
+        const share = ((totals[c] as number) - own) / others;
+        const bucket = share === 0 ? 0 : share < 1 / 3 ? 1 : share < 2 / 3 ? 2 : 3;
+        put(i, X_SHARE[c * 4 + bucket] as number);
       }
     }
   }
-  units.forEach((_, i) => {
-    const f = feats[i] as number[];
-    for (const c of sig[i - 1] ?? []) f.push(X_PREV.get(c) as number);
-    for (const c of sig[i + 1] ?? []) f.push(X_NEXT.get(c) as number);
-  });
+  for (let i = 0; i < n; i++) {
+    const prev = i > 0 ? (analyses[i - 1] as UnitAnalysis).cues : 0;
+    const next = i + 1 < n ? (analyses[i + 1] as UnitAnalysis).cues : 0;
+    for (let c = 0; c < 4; c++) if (prev & (CUE_FAMILIES[c] as number)) put(i, X_PREV[c] as number);
+    for (let c = 0; c < 4; c++) if (next & (CUE_FAMILIES[c] as number)) put(i, X_NEXT[c] as number);
+  }
+  return { ids, count };
+}
+
+/**
+ * Feature ids of every unit of a sequence, with its neighbours and its section as context: calls
+ * `each(i, buffer)` once per unit in order; the buffer is reused, so copy what must be kept.
+ */
+export function forEachUnitFeatures(units: readonly Unit[], each: (i: number, features: FeatureBuffer) => void): void {
+  const analyses = units.map(analyze);
+  const section = sectionFeatures(units, analyses);
+  const buf = new FeatureBuffer();
+  for (let i = 0; i < units.length; i++) {
+    buf.n = 0;
+    unitFeatures(buf, units[i] as Unit, units[i - 1], units[i + 1], analyses[i] as UnitAnalysis, analyses[i - 1]?.date ?? false);
+    const base = i * SECTION_SLOTS;
+    const c = section.count[i] as number;
+    for (let k = 0; k < c; k++) buf.push(section.ids[base + k] as number);
+    each(i, buf);
+  }
 }

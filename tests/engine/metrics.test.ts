@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { computeMetrics, formatMetrics, summarizeMetrics } from "../../scripts/engine/metrics.js";
 import { featureId } from "../../scripts/engine/features.js";
-import { buildTermIndex, softmax, tfidfVector } from "../../scripts/engine/model.js";
+import { buildTermIndex, softmax, tfidfDot, tfidfVector } from "../../scripts/engine/model.js";
 import { fitVocabulary, type Example } from "../../scripts/engine/train.js";
 import type { KnowledgeType } from "../../scripts/engine/types.js";
 
@@ -174,6 +174,25 @@ describe("tf-idf: three documents worked by hand", () => {
     expect(used(mixed)).toBe(1);
     expect(mixed.idx[0]).toBe(j("w:main"));
     expect(mixed.val[0]).toBe(1);
+  });
+
+  it("tfidfDot (inference) gives the dot products of tfidfVector's normalised vector with the weights", () => {
+    const index = buildTermIndex(terms, idf, { w: 1, s: 2 });
+    const w = Int8Array.from({ length: terms.length * 5 }, (_, i) => ((i * 37) % 255) - 127);
+    const dot = tfidfDot(index, w);
+    const acc = new Float64Array(5);
+    const feats = [...(docs[1]?.feats as number[]), id("w:unseen"), ...(docs[0]?.feats as number[]), id("w:push")];
+    for (const f of [feats, docs[0]?.feats as number[], [id("w:unseen")], []]) {
+      const v = tfidfVector(f, index);
+      const norm = dot(Int32Array.from(f), f.length, acc);
+      for (let k = 0; k < 5; k++) {
+        let ref = 0;
+        for (let t = 0; t < used(v); t++) ref += (v.val[t] as number) * (w[(v.idx[t] as number) * 5 + k] as number);
+        expect((acc[k] as number) * norm).toBeCloseTo(ref, 9);
+      }
+      if (used(v) === 0) expect(norm).toBe(0);
+    }
+    expect(() => tfidfDot(index, new Int8Array(3))).toThrow(/term-major/);
   });
 
   it("minDf and maxFeatures prune the vocabulary (most frequent first, ties by id)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { guessLatinLang, KEEP_WORDS, stemWord, tokenize } from "../../scripts/engine/tokenize.js";
+import { guessLatinLang, KEEP_WORDS, scanAsciiWords, stemWord, tokenize } from "../../scripts/engine/tokenize.js";
 
 describe("tokenize: English", () => {
   it("lowercases, keeps negations and modals unstemmed, keeps don't as one token", () => {
@@ -130,5 +130,36 @@ describe("tokenize: CJK, Korean, Thai", () => {
     }
     // NFKC folds full-width letters.
     expect(tokenize("ＮＥＶＥＲ").words).toEqual(["never"]);
+  });
+});
+
+describe("tokenize: fast paths give the reference tokens", () => {
+  it("scanAsciiWords matches /[a-z0-9_]+(?:'[a-z]+)*/g on awkward ASCII", () => {
+    const re = /[a-z0-9_]+(?:'[a-z]+)*/g;
+    const samples = [
+      "don't won't it's'' 'quoted' rock'n'roll o'9 a'b'c' __init__ x_1 9'a",
+      "run `npm test -- --watch=false` && git push origin HEAD:main; ssh -A deploy@10.0.3.7",
+      "'''  '' ' a' 'b",
+      "tabs\tand\nnewlines\r\nand   spaces; (parens) [brackets] {braces} <angle>",
+      "",
+    ];
+    for (const s of samples) {
+      const out: string[] = [];
+      scanAsciiWords(s, out);
+      expect(out).toEqual(s.match(re) ?? []);
+    }
+  });
+
+  it("a text with several Han/kana runs gets the same words as segmenting each run alone", () => {
+    const seg = new Intl.Segmenter("ja", { granularity: "word" });
+    const alone = (run: string): string[] => [...seg.segment(run)].filter((s) => s.isWordLike).map((s) => s.segment);
+    const text = "本番では、必ずバックアップを取ること。CI（GitHub Actions）経由で、提交前必须运行测试";
+    const runs = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]+/gu) ?? [];
+    expect(runs.length).toBeGreaterThan(3);
+    const expected = runs.flatMap(alone);
+    const got = tokenize(text).raw.filter((w) => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(w));
+    expect(got).toEqual(expected);
+    // The memo serves a repeat of the same text identically.
+    expect(tokenize(text)).toEqual(tokenize(text));
   });
 });
