@@ -178,7 +178,7 @@ function segmentRuns(runs: readonly string[]): string[][] {
   if (todo.length > 0) {
     const fresh = segmentFresh(todo);
     if (runWords.size + todo.length > RUN_MEMO_MAX) runWords.clear();
-    todo.forEach((run, i) => runWords.set(run, fresh[i] as string[]));
+    for (let i = 0; i < todo.length; i++) runWords.set(todo[i] as string, fresh[i] as string[]);
     let k = 0;
     for (let i = 0; i < out.length; i++) if (out[i] === undefined) out[i] = fresh[k++];
   }
