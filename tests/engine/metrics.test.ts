@@ -181,8 +181,9 @@ describe("tf-idf: three documents worked by hand", () => {
     const w = Int8Array.from({ length: terms.length * 5 }, (_, i) => ((i * 37) % 255) - 127);
     const dot = tfidfDot(index, w);
     const acc = new Float64Array(5);
-    const feats = [...(docs[1]?.feats as number[]), id("w:unseen"), ...(docs[0]?.feats as number[]), id("w:push")];
-    for (const f of [feats, docs[0]?.feats as number[], [id("w:unseen")], []]) {
+    const d0 = docs[0]?.feats ?? [];
+    const feats = [...(docs[1]?.feats ?? []), id("w:unseen"), ...d0, id("w:push")];
+    for (const f of [feats, d0, [id("w:unseen")], []]) {
       const v = tfidfVector(f, index);
       const norm = dot(Int32Array.from(f), f.length, acc);
       for (let k = 0; k < 5; k++) {
