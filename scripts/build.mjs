@@ -31,15 +31,19 @@ const lazyBuiltins = {
   },
 };
 
+// Usage: node scripts/build.mjs [entry outfile] [--no-minify]. Without arguments, builds the CLI;
+// benches and profiling bundle other entries (bench/coldstart-phases.ts) exactly as the CLI ships.
+const args = process.argv.slice(2).filter((a) => a !== "--no-minify");
+const [entry = "scripts/cli.ts", outfile = "dist/triage.mjs"] = args;
 const result = await build({
-  entryPoints: ["scripts/cli.ts"],
-  outfile: "dist/triage.mjs",
+  entryPoints: [entry],
+  outfile,
   write: false,
   bundle: true,
   platform: "node",
   format: "esm",
   target: "node20",
-  minify: true,
+  minify: !process.argv.includes("--no-minify"),
   legalComments: "none",
   logLevel: "warning",
   banner: {

@@ -4,7 +4,6 @@ import { computeMetrics, summarizeMetrics, formatMetrics } from "../engine/metri
 import { encodeFloat32, encodeInt32, quantizeInt8, MODEL_FORMAT, MODEL_VERSION, modelClassifier, type ModelFile } from "../engine/model.js";
 import { argmax, buildExamples, crossValidate, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, fitModel, fitTemperature, type TrainOptions } from "../engine/train.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
-import { packStems } from "../engine/tokenize.js";
 import { GROUPS, HASH_BITS } from "../engine/features.js";
 import { loadLabelledData } from "../data.js";
 import { UsageError } from "../errors.js";
@@ -119,7 +118,6 @@ export function registerTrain(program: Command): void {
         bias: Array.from(fit.b).map((b, k) => b + (offsets[k] as number)),
         temperature,
         groupWeights: { ...options.groupWeights },
-        stems: packStems(),
         metadata: {
           createdAt: trainingDate(),
           trainer: "one-vs-rest logistic regression, full-batch Adam (scripts/engine/train.ts)",

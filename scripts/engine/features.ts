@@ -72,6 +72,10 @@ const PATH_RE = /(^|[\s`'"(])(\.{0,2}\/)?[\w.@-]+\/[\w.*@{}-]+|\*\*?\/|\*\.\w+|\
 const FLAG_RE = /(^|\s)--?[a-z][\w-]*/i;
 const ENV_RE = /\b(export\s+)?[A-Z][A-Z0-9_]{2,}=\S*/;
 const CAPS_RE = /\b[A-Z]{3,}\b/;
+const DIGIT_RE = /\d/;
+/** Gate for PATH_RE's "file.ext" branch: a dot followed by a word character. */
+const DOT_WORD_RE = /\.\w/;
+const NON_ASCII_RE = /[^\x00-\x7f]/;
 
 function lengthBucket(n: number): string {
   return n <= 3 ? "1" : n <= 8 ? "2" : n <= 16 ? "3" : n <= 32 ? "4" : "5";
@@ -200,6 +204,8 @@ export interface UnitAnalysis {
   body: string;
   cues: number;
   date: boolean;
+  /** The body has a digit. */
+  digit: boolean;
 }
 
 /** Tokenise a unit once and compute its cue families and date flag. Pure. */
@@ -213,9 +219,10 @@ export function analyze(u: Unit): UnitAnalysis {
   cues &= ~MONTH_BIT;
   const first = raw[0] ?? "";
   if (CMD_WORDS.has(first) || body.includes("`") || body.includes("--") || body.trimStart().startsWith("$")) cues |= CUE_CMD;
-  const date = (month || /\d/.test(body)) && DATE_RE.test(body);
+  const digit = DIGIT_RE.test(body);
+  const date = (month || digit) && DATE_RE.test(body);
   if (date) cues |= CUE_PAST;
-  return { words, raw, cjk, body, cues, date };
+  return { words, raw, cjk, body, cues, date, digit };
 }
 
 /**
@@ -284,7 +291,7 @@ export function unitFeatures(out: FeatureBuffer, u: Unit, prev: Unit | undefined
   if (body.includes("`") && /`[^`]+`/.test(body)) out.push(S.code);
   if (/^\s*(\$|>|#!)\s?\S/.test(body)) out.push(S.dollar);
   if (body.includes("-") && FLAG_RE.test(body)) out.push(S.flag);
-  if ((body.includes("/") || body.includes("*") || body.includes(".")) && PATH_RE.test(body)) out.push(S.path);
+  if ((body.includes("/") || body.includes("*") || DOT_WORD_RE.test(body)) && PATH_RE.test(body)) out.push(S.path);
   if (IMPERATIVE.has(raw[0] ?? "")) out.push(S.imper);
   if (a.date) out.push(S.date);
   if (a.cues & CUE_PAST) out.push(S.past);
@@ -294,10 +301,11 @@ export function unitFeatures(out: FeatureBuffer, u: Unit, prev: Unit | undefined
   if (/[:：]\s*(\*\*)?\s*$/.test(body)) out.push(S.colon);
   if (/\?\s*$/.test(body)) out.push(S.question);
   if (body.includes("://")) out.push(S.url);
-  if (/✅|☑|✔|\[x\]/i.test(u.text)) out.push(S.done);
+  const nonAscii = NON_ASCII_RE.test(u.text);
+  if ((nonAscii || u.text.includes("[")) && /✅|☑|✔|\[x\]/i.test(u.text)) out.push(S.done);
   if (u.text.includes("[ ]")) out.push(S.todo);
-  if (/⚠|❌|🚫|⛔|❗/.test(u.text)) out.push(S.warn);
-  if (/\d/.test(body)) out.push(S.digit);
+  if (nonAscii && /⚠|❌|🚫|⛔|❗/.test(u.text)) out.push(S.warn);
+  if (a.digit) out.push(S.digit);
   if (/^\s*\d{1,9}[.)]\s/.test(u.text)) out.push(S.numbered);
   out.push(keyed(KIND_IDS, "s:kind:", u.kind));
   if (u.kind === "code" && u.lang) add(out, `s:lang:${u.lang.toLowerCase()}`);

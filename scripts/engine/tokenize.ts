@@ -42,6 +42,9 @@ export const KEEP_WORDS: ReadonlySet<string> = new Set([
 const ES_HINT = new Set(["el", "la", "los", "las", "que", "para", "con", "por", "una", "del", "nunca", "siempre", "usa", "debe", "hay", "sin", "cuando", "antes", "después", "es", "se", "de", "en", "y"]);
 const DE_HINT = new Set(["der", "die", "das", "und", "nicht", "ist", "mit", "für", "ein", "eine", "immer", "niemals", "wir", "auf", "zu", "bei", "vor", "nach", "wird", "werden", "muss", "den", "dem", "im"]);
 const EN_HINT = new Set(["the", "and", "is", "to", "a", "of", "for", "with", "never", "always", "in", "on", "use", "run", "we", "it", "be", "do", "not", "this", "that", "before", "after"]);
+/** Bit 0 Spanish, bit 1 German, bit 2 English hint: one map lookup per word instead of three set lookups. */
+const HINT_BITS = new Map<string, number>();
+for (const [set, bit] of [[ES_HINT, 1], [DE_HINT, 2], [EN_HINT, 4]] as const) for (const w of set) HINT_BITS.set(w, (HINT_BITS.get(w) ?? 0) | bit);
 
 /** Character classes of ASCII codes for scanAsciiWords: 1 = [a-z], 2 = [0-9_]. */
 const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, c) => (c >= 97 && c <= 122 ? 1 : (c >= 48 && c <= 57) || c === 95 ? 2 : 0));
@@ -70,8 +73,18 @@ export function scanAsciiWords(text: string, out: string[]): void {
 }
 const WORD_RE = /[\p{L}\p{N}_]+(?:'[\p{L}]+)*/gu;
 const UNSPACED_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー]+/u;
-const TOKEN_CJK_RE =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー]+|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー])[\p{L}\p{N}_])+(?:'[\p{L}]+)*/gu;
+/** Every unspaced run (Han, kana, Thai); the text between runs is split by WORD_RE. */
+const UNSPACED_G = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}ー]+/gu;
+
+/**
+ * Push the WORD_RE matches of a stretch of text without unspaced runs. (One regex that also matched
+ * the runs needed a lookahead over four Unicode scripts that costs ~6 ms to compile at every start.)
+ */
+function pushWords(text: string, out: string[]): void {
+  if (text === "") return;
+  WORD_RE.lastIndex = 0;
+  for (const m of text.matchAll(WORD_RE)) out.push(m[0]);
+}
 const LATIN_RE = /^[a-zà-ÿß0-9_']+$/;
 
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -87,9 +100,11 @@ export function guessLatinLang(words: readonly string[]): StemLang {
   let de = 0;
   let en = 0;
   for (const w of words) {
-    if (ES_HINT.has(w)) es++;
-    if (DE_HINT.has(w)) de++;
-    if (EN_HINT.has(w)) en++;
+    const bits = HINT_BITS.get(w);
+    if (bits === undefined) continue;
+    es += bits & 1;
+    de += (bits >> 1) & 1;
+    en += (bits >> 2) & 1;
   }
   if (es > en && es >= de && es > 0) return "es";
   if (de > en && de > es) return "de";
@@ -97,34 +112,6 @@ export function guessLatinLang(words: readonly string[]): StemLang {
 }
 
 const stemCaches: Record<Exclude<StemLang, "none">, Map<string, string>> = { en: new Map(), es: new Map(), de: new Map(), ru: new Map() };
-
-/**
- * Seed the stem caches with word -> stem pairs (the model file ships the stems of the words seen in
- * training, so a cold start rarely runs the regex-heavy stemmers). `packed` maps a language to
- * "word stem word stem ..." (space-separated; "=" as the stem means the word itself).
- */
-export function seedStems(packed: Readonly<Record<string, string>>): void {
-  for (const [lang, text] of Object.entries(packed)) {
-    const cache = stemCaches[lang as Exclude<StemLang, "none">];
-    if (!cache || text === "") continue;
-    const parts = text.split(" ");
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const w = parts[i] as string;
-      const st = parts[i + 1] as string;
-      if (!cache.has(w)) cache.set(w, st === "=" ? w : st);
-    }
-  }
-}
-
-/** The current stem caches packed as for seedStems, words sorted, at most `max` per language. */
-export function packStems(max = 20000): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [lang, cache] of Object.entries(stemCaches)) {
-    const words = [...cache.keys()].filter((w) => !w.includes(" ")).sort().slice(0, max);
-    out[lang] = words.map((w) => `${w} ${cache.get(w) === w ? "=" : cache.get(w)}`).join(" ");
-  }
-  return out;
-}
 
 /** Stem one lowercased word for a language; KEEP_WORDS and non-letter tokens are returned unchanged. Cached per language. */
 export function stemWord(word: string, lang: StemLang): string {
@@ -241,20 +228,21 @@ export function tokenize(text: string): Tokens {
     const tokens: string[] = [];
     const runIndex: number[] = [];
     const runs: string[] = [];
-    TOKEN_CJK_RE.lastIndex = 0;
-    for (const m of norm.matchAll(TOKEN_CJK_RE)) {
-      const tok = m[0];
-      if (UNSPACED_RE.test(tok)) {
-        runIndex.push(tokens.length);
-        runs.push(tok);
-        const chars = Array.from(tok);
-        for (let i = 0; i < chars.length; i++) {
-          cjk.push(chars[i] as string);
-          if (i + 1 < chars.length) cjk.push((chars[i] as string) + (chars[i + 1] as string));
-        }
+    let last = 0;
+    for (const m of norm.matchAll(UNSPACED_G)) {
+      pushWords(norm.slice(last, m.index), tokens);
+      const run = m[0];
+      runIndex.push(tokens.length);
+      runs.push(run);
+      tokens.push(run);
+      const chars = Array.from(run);
+      for (let i = 0; i < chars.length; i++) {
+        cjk.push(chars[i] as string);
+        if (i + 1 < chars.length) cjk.push((chars[i] as string) + (chars[i + 1] as string));
       }
-      tokens.push(tok);
+      last = m.index + run.length;
     }
+    pushWords(norm.slice(last), tokens);
     const words = segmentRuns(runs);
     let r = 0;
     for (let i = 0; i < tokens.length; i++) {
