@@ -1,6 +1,7 @@
 // Builds dist/triage.mjs: one self-contained ESM bundle (esbuild), run by the `triage` bin and the hooks.
 // natural's German stemmer requires the 'stopwords-iso' package (all languages, ~1 MB) only for
 // tokenizeAndStem, which we never call: it is replaced by an empty stub to keep the bundle small.
+import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
@@ -10,19 +11,34 @@ import { build } from "esbuild";
 // its top, so `triage classify` would load them all; instead each is replaced by a module whose
 // exports load the built-in on first use (functions are wrapped; the default export is a Proxy).
 const LAZY_BUILTINS = ["crypto", "child_process", "perf_hooks", "os", "fs/promises", "worker_threads", "net", "readline", "zlib", "stream"];
+// Built-ins every command needs, taken with require instead of an ESM import: importing a built-in
+// as ESM makes Node build a facade that reads every export, and fs's lazy getters (promises,
+// ReadStream) then load fs/promises and the stream modules (~15 ms at every start). Their exports
+// are the built-in's own values (no wrappers).
+const REQUIRED_BUILTINS = ["fs", "path", "url"];
 const req = createRequire(import.meta.url);
+const identifier = /^[A-Za-z_$][\w$]*$/;
 const lazyBuiltins = {
   name: "lazy-builtins",
   setup(b) {
-    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.map((m) => m.replace("/", "\\/")).join("|")})$`);
+    const names = [...LAZY_BUILTINS, ...REQUIRED_BUILTINS].map((m) => m.replace("/", "\\/")).join("|");
+    const filter = new RegExp(`^(node:)?(${names})$`);
     b.onResolve({ filter }, (args) => ({ path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" }));
     b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
       const mod = req(`node:${args.path}`);
-      const fns = Object.keys(mod).filter((k) => typeof mod[k] === "function" && /^[A-Za-z_$][\w$]*$/.test(k) && k !== "default");
+      const spec = JSON.stringify(`node:${args.path}`);
+      // A require esbuild does not analyse (it would resolve back to this very module).
+      const head = 'import { createRequire as lazyCreateRequire } from "node:module";';
+      if (REQUIRED_BUILTINS.includes(args.path)) {
+        // Plain data properties only: reading a getter (fs.promises) would load what we avoid.
+        const keys = Object.keys(mod).filter((k) => identifier.test(k) && k !== "default" && "value" in (Object.getOwnPropertyDescriptor(mod, k) ?? {}));
+        const lines = [head, `const m = lazyCreateRequire(import.meta.url)(${spec});`, ...keys.map((k) => `export const ${k} = m.${k};`), "export default m;"];
+        return { contents: lines.join("\n"), loader: "js" };
+      }
+      const fns = Object.keys(mod).filter((k) => typeof mod[k] === "function" && identifier.test(k) && k !== "default");
       const lines = [
-        // A require esbuild does not analyse (it would resolve back to this very module).
-        'import { createRequire as lazyCreateRequire } from "node:module";',
-        `let m; const g = () => (m ??= lazyCreateRequire(import.meta.url)(${JSON.stringify(`node:${args.path}`)}));`,
+        head,
+        `let m; const g = () => (m ??= lazyCreateRequire(import.meta.url)(${spec}));`,
         ...fns.map((k) => `export function ${k}(...a) { return g().${k}(...a); }`),
         "export default new Proxy({}, { get: (_, k) => g()[k], has: (_, k) => k in g() });",
       ];
@@ -31,24 +47,30 @@ const lazyBuiltins = {
   },
 };
 
-// Usage: node scripts/build.mjs [entry outfile] [--no-minify]. Without arguments, builds the CLI;
-// benches and profiling bundle other entries (bench/coldstart-phases.ts) exactly as the CLI ships.
-const args = process.argv.slice(2).filter((a) => a !== "--no-minify");
+// Usage: node scripts/build.mjs [entry outfile] [--no-minify] [--plain]. Without arguments, builds
+// the CLI, dist/triage.mjs. Benches and profiling bundle other entries the same way; --plain gives
+// one ordinary ESM module (top-level await allowed) instead of the code-cache loader below.
+const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const [entry = "scripts/cli.ts", outfile = "dist/triage.mjs"] = args;
+const plain = flags.has("--plain");
 const result = await build({
   entryPoints: [entry],
   outfile,
   write: false,
   bundle: true,
   platform: "node",
-  format: "esm",
+  // The program is a classic script (run by the loader through node:vm, see below); import.meta.url
+  // becomes a parameter the loader passes in.
+  format: plain ? "esm" : "cjs",
+  ...(plain ? {} : { define: { "import.meta.url": "__kt_import_meta_url" } }),
   target: "node20",
-  minify: !process.argv.includes("--no-minify"),
+  minify: !flags.has("--no-minify"),
   legalComments: "none",
   logLevel: "warning",
-  banner: {
-    js: "import { createRequire as __kt_createRequire } from 'node:module';\nconst require = __kt_createRequire(import.meta.url);",
-  },
+  ...(plain
+    ? { banner: { js: "import { createRequire as __kt_createRequire } from 'node:module';\nconst require = __kt_createRequire(import.meta.url);" } }
+    : {}),
   plugins: [
     lazyBuiltins,
     {
@@ -62,10 +84,81 @@ const result = await build({
 });
 
 // esbuild leaves non-ASCII characters inside regular-expression literals. One such character makes
-// V8 decode and hold the whole ~1 MB source as a two-byte string, which costs tens of ms at every
+// V8 decode and hold the whole ~0.5 MB source as a two-byte string, which costs tens of ms at every
 // start. \uXXXX escapes mean the same code units everywhere in JS source (a \uD8xx\uDCxx pair is
 // one code point in a /u regex), so escape every non-ASCII UTF-16 unit.
-for (const file of result.outputFiles) {
-  const ascii = file.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  writeFileSync(file.path, ascii, { mode: 0o755 });
+const [out] = result.outputFiles;
+const program = out.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+writeFileSync(out.path, plain ? program : withLoader(program), { mode: 0o755 });
+
+/**
+ * dist/triage.mjs: a small ESM loader followed by the program as line comments ("//" + each line).
+ * V8 only skims comments, so the module compiles in about a millisecond; the loader reads its own
+ * file, strips the comment marks and compiles the program with node:vm, passing V8 code-cache data
+ * from the previous run of the same command (bytecode of every function that run compiled). A cold
+ * `triage classify` then skips parsing and compiling ~0.5 MB of JavaScript: the same mechanism as
+ * Node 22's module.enableCompileCache(), which Node 20 lacks. The cache lives in
+ * $TRIAGE_CACHE_DIR, else $XDG_CACHE_HOME/knowledge-triage, else ~/.cache/knowledge-triage (created
+ * 0700); one file per build (content hash), Node version, CPU architecture and command, written
+ * atomically at a successful exit when missing or rejected by V8, with V8's checksum turned on so a
+ * corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off. Any cache problem only
+ * means compiling from source: output never depends on it.
+ */
+function withLoader(code) {
+  code = code.replace(/^#![^\n]*\n/, "");
+  if (code.includes("\r")) throw new Error("program contains a carriage return: it cannot be carried in line comments");
+  const id = createHash("sha256").update(code).digest("hex").slice(0, 16);
+  const loader = `#!/usr/bin/env node
+// Knowledge Triage CLI, built by scripts/build.mjs from scripts/ (do not edit; run npm run build).
+// The program is the commented block at the end of this file; see withLoader() in scripts/build.mjs.
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+const { readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } = require("node:fs");
+const { join } = require("node:path");
+const { fileURLToPath } = require("node:url");
+const vm = require("node:vm");
+const BUILD = ${JSON.stringify(id)};
+const file = fileURLToPath(import.meta.url);
+const own = readFileSync(file, "latin1");
+const mark = "\\n//@kt-program " + BUILD + "\\n";
+const at = own.indexOf(mark);
+if (at < 0) throw new Error(file + ": program block missing (rebuild with npm run build)");
+const lines = own.slice(at + mark.length).split("\\n");
+if (lines[lines.length - 1] === "") lines.pop();
+const source = "(function (require, __kt_import_meta_url) {" + lines.map((l) => l.slice(2)).join("\\n") + "\\n})";
+const env = process.env;
+const home = env.HOME || env.USERPROFILE;
+const dir = env.TRIAGE_CODE_CACHE === "0" ? null : env.TRIAGE_CACHE_DIR || (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
+const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
+const cacheFile = dir && join(dir, BUILD + "-" + process.version + "-" + process.arch + "-" + command + ".v8cache");
+let cachedData;
+if (cacheFile) {
+  // V8 release builds skip the code cache's checksum and abort on a corrupt file; this flag makes
+  // createCachedData write a checksum and the next compile reject a mismatch (cachedDataRejected).
+  require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {}
+}
+const script = new vm.Script(source, { filename: file, cachedData });
+if (env.TRIAGE_CODE_CACHE_DEBUG) process.stderr.write("code cache: " + (cacheFile ? (cachedData === undefined ? "miss" : script.cachedDataRejected ? "rejected" : "hit") + " " + cacheFile : "off") + "\\n");
+if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
+  process.once("exit", (code) => {
+    if (code !== 0) return;
+    const tmp = cacheFile + "." + process.pid + ".tmp";
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+      renameSync(tmp, cacheFile);
+    } catch {
+      try {
+        unlinkSync(tmp);
+      } catch {}
+    }
+  });
+}
+script.runInThisContext()(require, import.meta.url);
+`;
+  const body = code.endsWith("\n") ? code.slice(0, -1) : code;
+  return `${loader}//@kt-program ${id}\n${body.split("\n").map((l) => `//${l}`).join("\n")}\n`;
 }

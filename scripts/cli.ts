@@ -10,57 +10,65 @@ import { COMMAND_NAMES, registerCommands } from "./commands/index.js";
 import { loadClassifier } from "./io.js";
 import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
 
-const program = new Command();
-program
-  .name("triage")
-  .description("Knowledge Triage: classify agent memory by type and keep rules verbatim across compaction")
-  .version("0.1.0")
-  .option("--debug", "print stack traces on errors")
-  .option("--self-check", "load the model, classify built-in lines, exit 1 if anything is off")
-  .option("--model <path>", "model file for --self-check")
-  .showHelpAfterError(false)
-  .enablePositionalOptions()
-  .exitOverride();
-program.configureOutput({
-  writeErr: (s) => process.stderr.write(s),
-  outputError: (s, write) => write(`triage: ${s.replace(/^error: /, "").trim()}\n`),
-});
-// `triage help <command>` is `triage <command> --help` (the program has its own action for --self-check).
-const argv = process.argv[2] === "help" && process.argv[3] ? [...process.argv.slice(0, 2), process.argv[3], "--help"] : process.argv;
-const first = argv[2];
-if (first !== undefined && !first.startsWith("-") && !COMMAND_NAMES.includes(first)) {
-  process.stderr.write(`triage: unknown command '${first}' (see 'triage --help')\n`);
-  process.exit(1);
-}
-await registerCommands(program, argv);
-program.action((opts: { selfCheck?: boolean; model?: string }) => {
-  if (!opts.selfCheck) {
-    program.outputHelp();
-    return;
+/**
+ * Run the CLI on process.argv. Not top-level await: the bundle's program is also run as a classic
+ * script (see scripts/build.mjs, code cache), where top-level await does not exist.
+ */
+async function main(): Promise<void> {
+  const program = new Command();
+  program
+    .name("triage")
+    .description("Knowledge Triage: classify agent memory by type and keep rules verbatim across compaction")
+    .version("0.1.0")
+    .option("--debug", "print stack traces on errors")
+    .option("--self-check", "load the model, classify built-in lines, exit 1 if anything is off")
+    .option("--model <path>", "model file for --self-check")
+    .showHelpAfterError(false)
+    .enablePositionalOptions()
+    .exitOverride();
+  program.configureOutput({
+    writeErr: (s) => process.stderr.write(s),
+    outputError: (s, write) => write(`triage: ${s.replace(/^error: /, "").trim()}\n`),
+  });
+  // `triage help <command>` is `triage <command> --help` (the program has its own action for --self-check).
+  const argv = process.argv[2] === "help" && process.argv[3] ? [...process.argv.slice(0, 2), process.argv[3], "--help"] : process.argv;
+  const first = argv[2];
+  if (first !== undefined && !first.startsWith("-") && !COMMAND_NAMES.includes(first)) {
+    process.stderr.write(`triage: unknown command '${first}' (see 'triage --help')\n`);
+    process.exit(1);
   }
-  const classifier = loadClassifier(opts.model);
-  const failures = runSelfCheck(classifier);
-  if (failures.length) {
-    for (const f of failures) process.stderr.write(`triage: self-check: ${f}\n`);
-    process.exitCode = 1;
-    return;
-  }
-  process.stdout.write(`self-check ok: ${classifier.name} tier, ${SELF_CHECK_CASES.length} built-in lines classified as expected\n`);
-});
+  await registerCommands(program, argv);
+  program.action((opts: { selfCheck?: boolean; model?: string }) => {
+    if (!opts.selfCheck) {
+      program.outputHelp();
+      return;
+    }
+    const classifier = loadClassifier(opts.model);
+    const failures = runSelfCheck(classifier);
+    if (failures.length) {
+      for (const f of failures) process.stderr.write(`triage: self-check: ${f}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`self-check ok: ${classifier.name} tier, ${SELF_CHECK_CASES.length} built-in lines classified as expected\n`);
+  });
 
-try {
-  await program.parseAsync(argv);
-} catch (err) {
-  if (err instanceof CommanderError) {
-    process.exitCode = err.exitCode === 0 ? 0 : 1;
-  } else if (err instanceof TriageError) {
-    process.stderr.write(`triage: ${err.message}\n`);
-    if (program.opts().debug) process.stderr.write(`${err.stack}\n`);
-    process.exitCode = err.exitCode;
-  } else {
-    const e = err as Error;
-    process.stderr.write(`triage: internal error: ${e?.message ?? String(err)}\n`);
-    if (program.opts().debug || process.argv.includes("--debug")) process.stderr.write(`${e?.stack}\n`);
-    process.exitCode = 1;
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : 1;
+    } else if (err instanceof TriageError) {
+      process.stderr.write(`triage: ${err.message}\n`);
+      if (program.opts().debug) process.stderr.write(`${err.stack}\n`);
+      process.exitCode = err.exitCode;
+    } else {
+      const e = err as Error;
+      process.stderr.write(`triage: internal error: ${e?.message ?? String(err)}\n`);
+      if (program.opts().debug || process.argv.includes("--debug")) process.stderr.write(`${e?.stack}\n`);
+      process.exitCode = 1;
+    }
   }
 }
+
+void main();

@@ -2,7 +2,7 @@
  * File and stdin I/O at the edge: byte-safe decoding, atomic writes, model loading.
  * The engine never imports this module.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync, mkdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError, WriteError } from "./errors.js";
@@ -15,6 +15,28 @@ export interface DecodedInput {
   name: string;
   text: string;
   warnings: string[];
+}
+
+/**
+ * Write text to standard output synchronously, straight to file descriptor 1. Creating
+ * process.stdout loads Node's stream modules (several ms of a ~250 ms cold start), and a synchronous
+ * write also means nothing is lost when the process exits. Partial writes are continued; a
+ * non-blocking pipe that is full (EAGAIN) is retried after 1 ms; a closed reader (EPIPE, as in
+ * `triage classify ... | head`) ends the output quietly. Other errors are thrown.
+ */
+export function writeStdout(text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < bytes.length) {
+    try {
+      off += writeSync(1, bytes, off, bytes.length - off);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EPIPE") return;
+      if (code !== "EAGAIN") throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
 }
 
 const strict = new TextDecoder("utf-8", { fatal: true });

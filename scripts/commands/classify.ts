@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { classifyMarkdown } from "../engine/classify.js";
 import { TYPES, type ClassifiedUnit } from "../engine/types.js";
-import { loadClassifier, readInput } from "../io.js";
+import { loadClassifier, readInput, writeStdout } from "../io.js";
 import { UsageError } from "../errors.js";
 
 /** One row of `triage classify --json` (see ClassifyRowSchema in schemas.ts). */
@@ -79,18 +79,20 @@ export function registerClassify(program: Command): void {
         rows.push(...fileRows);
       }
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify(rows)}\n`);
+        writeStdout(`${JSON.stringify(rows)}\n`);
         return;
       }
       // Per file, so a file with no units still gets its "== file" header.
+      const out: string[] = [];
       let start = 0;
       for (const n of perFile) {
         const fileRows = rows.slice(start, start + n.count);
         start += n.count;
-        process.stdout.write(fileRows.length ? renderTable(fileRows) : `== ${n.file}\n`);
+        out.push(fileRows.length ? renderTable(fileRows) : `== ${n.file}\n`);
       }
       // The count line is printed always (also for 0 units); --summary is kept for compatibility.
       const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
-      process.stdout.write(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
+      out.push(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
+      writeStdout(out.join(""));
     });
 }

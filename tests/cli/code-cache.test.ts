@@ -1,0 +1,83 @@
+/**
+ * dist/triage.mjs is a loader plus the program carried in line comments, compiled through node:vm
+ * with V8 code-cache data from an earlier run of the same command (scripts/build.mjs, withLoader).
+ * The cache must only ever change speed: same output with and without it, with a corrupt cache file,
+ * and nothing written on failure or when it is turned off.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bundle, ensureBundle, removeTempDirs, tempDir, triage } from "./helpers.js";
+
+vi.setConfig({ testTimeout: 60_000 });
+beforeAll(() => ensureBundle(), 180_000);
+afterAll(() => removeTempDirs());
+
+const args = ["classify", "examples/CLAUDE.md", "--json"];
+const run = (env: Record<string, string>) => triage(args, { env: { TRIAGE_CODE_CACHE_DEBUG: "1", ...env } });
+const status = (stderr: string): string => /^code cache: (\w+)/m.exec(stderr)?.[1] ?? "none";
+
+describe("code cache of the bundle", () => {
+  it("the bundle is a small ESM loader followed by the program as // lines", () => {
+    const text = readFileSync(bundle, "latin1");
+    const at = text.search(/\n\/\/@kt-program [0-9a-f]{16}\n/);
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(4000);
+    const body = text.slice(text.indexOf("\n", at + 1) + 1);
+    for (const line of body.split("\n").filter(Boolean)) expect(line.startsWith("//")).toBe(true);
+    expect(/[^\x00-\x7f]/.test(text)).toBe(false);
+  });
+
+  it("first run writes one cache file (0600 in a 0700 folder); later runs hit it with identical output", () => {
+    const dir = join(tempDir("kt-cc-"), "cache");
+    const off = triage(args, { env: { TRIAGE_CODE_CACHE: "0", TRIAGE_CODE_CACHE_DEBUG: "1" } });
+    expect(off.code, off.stderr).toBe(0);
+    expect(status(off.stderr)).toBe("off");
+    const first = run({ TRIAGE_CACHE_DIR: dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(status(first.stderr)).toBe("miss");
+    const files = readdirSync(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{16}-${process.version}-${process.arch}-classify\\.v8cache$`));
+    expect(statSync(join(dir, files[0] as string)).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const second = run({ TRIAGE_CACHE_DIR: dir });
+    expect(status(second.stderr)).toBe("hit");
+    expect(second.stdout).toBe(first.stdout);
+    expect(first.stdout).toBe(off.stdout);
+    expect(JSON.parse(first.stdout).length).toBeGreaterThan(100);
+  });
+
+  it("a corrupt cache file is rejected by V8, the output is unchanged and the file is rewritten", () => {
+    const dir = join(tempDir("kt-cc-"), "cache");
+    const ref = run({ TRIAGE_CACHE_DIR: dir });
+    const file = join(dir, readdirSync(dir)[0] as string);
+    const good = readFileSync(file);
+    const bad = Buffer.from(good);
+    for (let i = 64; i < bad.length; i += 97) bad[i] = (bad[i] as number) ^ 0xff;
+    writeFileSync(file, bad);
+    const r = run({ TRIAGE_CACHE_DIR: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(status(r.stderr)).toBe("rejected");
+    expect(r.stdout).toBe(ref.stdout);
+    expect(status(run({ TRIAGE_CACHE_DIR: dir }).stderr)).toBe("hit");
+    writeFileSync(file, "not a cache");
+    const junk = run({ TRIAGE_CACHE_DIR: dir });
+    expect(junk.code).toBe(0);
+    expect(junk.stdout).toBe(ref.stdout);
+  });
+
+  it("nothing is written for a failing command, with TRIAGE_CODE_CACHE=0, or when the folder cannot be made", () => {
+    const root = tempDir("kt-cc-");
+    const dir = join(root, "cache");
+    const bad = triage(["classify", "no/such/file.md"], { env: { TRIAGE_CACHE_DIR: dir } });
+    expect(bad.code).toBe(1);
+    expect(() => readdirSync(dir)).toThrow();
+    triage(args, { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CODE_CACHE: "0" } });
+    expect(() => readdirSync(dir)).toThrow();
+    writeFileSync(join(root, "file"), "");
+    const blocked = triage(args, { env: { TRIAGE_CACHE_DIR: join(root, "file", "cache") } });
+    expect(blocked.code, blocked.stderr).toBe(0);
+    expect(blocked.stderr).toBe("");
+  });
+});
