@@ -11,7 +11,7 @@
  * bucket | (group index << HASH_BITS). A unit's features are returned as a list of ids with repeats
  * (term frequencies); tf-idf weighting happens in the vectoriser (model.ts).
  */
-import { tokenize } from "./tokenize.js";
+import { clearTokenizerCaches, tokenize } from "./tokenize.js";
 import type { Unit } from "./types.js";
 
 /** Bits of the hashed feature space (2^20 buckets). */
@@ -133,6 +133,15 @@ function add(out: FeatureBuffer, key: string): void {
 }
 
 const contextCaches = new Map<number, Map<string, number[]>>();
+
+/**
+ * Empty every memo table of feature extraction, the tokenizer's included (results never depend on
+ * them; benchmarks use this to measure unseen text with warm code).
+ */
+export function clearFeatureCaches(): void {
+  contextCaches.clear();
+  clearTokenizerCaches();
+}
 /** Ids of the stemmed words of a context string under a group (heading or lead-in), cached: headings repeat. */
 function contextIds(text: string, group: number): number[] {
   let cache = contextCaches.get(group);

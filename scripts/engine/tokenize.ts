@@ -149,6 +149,15 @@ function segmenterFor(run: string): Intl.Segmenter {
 const THAI_RE = /\p{Script=Thai}/u;
 
 const runWords = new Map<string, string[]>();
+
+/**
+ * Empty the tokenizer's memo tables (stems per language, segmented runs). They only save time, so
+ * this never changes a result; benchmarks call it to measure text the process has not seen yet.
+ */
+export function clearTokenizerCaches(): void {
+  for (const cache of Object.values(stemCaches)) cache.clear();
+  runWords.clear();
+}
 /** Bound on memoised runs; the memo is cleared when it is reached. */
 const RUN_MEMO_MAX = 20_000;
 
