@@ -204,6 +204,19 @@ export function buildTermIndex(ids: ArrayLike<number>, idf: ArrayLike<number>, g
   return { table, bits, scale };
 }
 
+/** The term index of a feature id, or -1 when the id is not in the vocabulary (linear probing). */
+export function termOf(index: TermIndex, id: number): number {
+  const { table, bits } = index;
+  const mask = (1 << bits) - 1;
+  let h = Math.imul(id, 0x9e3779b1) >>> (32 - bits);
+  let key = table[2 * h] as number;
+  while (key !== id && key !== -1) {
+    h = (h + 1) & mask;
+    key = table[2 * h] as number;
+  }
+  return key === -1 ? -1 : (table[2 * h + 1] as number);
+}
+
 /** 1 + ln(tf) for small term frequencies (sublinear tf), precomputed. */
 const SUBLINEAR = Float64Array.from({ length: 64 }, (_, tf) => (tf === 0 ? 0 : 1 + Math.log(tf)));
 
@@ -221,19 +234,11 @@ export function tfidfVector(feats: readonly number[], index: TermIndex, into?: S
     out.val = new Float64Array(feats.length * 2);
   }
   const { idx, val } = out;
-  const { table, bits, scale } = index;
-  const mask = (1 << bits) - 1;
-  const shift = 32 - bits;
+  const { scale } = index;
   let m = 0;
   for (let t = 0; t < feats.length; t++) {
-    const id = feats[t] as number;
-    let h = Math.imul(id, 0x9e3779b1) >>> shift;
-    let key = table[2 * h] as number;
-    while (key !== id && key !== -1) {
-      h = (h + 1) & mask;
-      key = table[2 * h] as number;
-    }
-    if (key !== -1) idx[m++] = table[2 * h + 1] as number;
+    const j = termOf(index, feats[t] as number);
+    if (j >= 0) idx[m++] = j;
   }
   const hits = idx.subarray(0, m).sort();
   let n = 0;
@@ -273,9 +278,7 @@ export function tfidfVector(feats: readonly number[], index: TermIndex, into?: S
 export function tfidfDot(index: TermIndex, w: Int8Array): (feats: Int32Array, count: number, acc: Float64Array) => number {
   const nTerms = index.scale.length;
   if (w.length !== nTerms * 5) throw new Error("tfidfDot: weights must be term-major with 5 classes");
-  const { table, bits, scale } = index;
-  const mask = (1 << bits) - 1;
-  const shift = 32 - bits;
+  const { scale } = index;
   const stamp = new Int32Array(nTerms);
   const slot = new Int32Array(nTerms);
   let terms = new Int32Array(256);
@@ -292,15 +295,8 @@ export function tfidfDot(index: TermIndex, w: Int8Array): (feats: Int32Array, co
     }
     let n = 0;
     for (let t = 0; t < count; t++) {
-      const id = feats[t] as number;
-      let h = Math.imul(id, 0x9e3779b1) >>> shift;
-      let key = table[2 * h] as number;
-      while (key !== id && key !== -1) {
-        h = (h + 1) & mask;
-        key = table[2 * h] as number;
-      }
-      if (key === -1) continue;
-      const j = table[2 * h + 1] as number;
+      const j = termOf(index, feats[t] as number);
+      if (j < 0) continue;
       if (stamp[j] !== gen) {
         stamp[j] = gen;
         slot[j] = n;
