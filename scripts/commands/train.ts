@@ -5,6 +5,7 @@ import { encodeFloat32, encodeInt32, quantizeInt8, MODEL_FORMAT, MODEL_VERSION, 
 import { argmax, buildExamples, crossValidate, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, fitModel, fitTemperature, type TrainOptions } from "../engine/train.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { GROUPS, HASH_BITS } from "../engine/features.js";
+import { packStems } from "../engine/tokenize.js";
 import { loadLabelledData } from "../data.js";
 import { UsageError } from "../errors.js";
 import { refuseOverwrite } from "../io.js";
@@ -118,6 +119,7 @@ export function registerTrain(program: Command): void {
         bias: Array.from(fit.b).map((b, k) => b + (offsets[k] as number)),
         temperature,
         groupWeights: { ...options.groupWeights },
+        stems: packStems(),
         metadata: {
           createdAt: trainingDate(),
           trainer: "one-vs-rest logistic regression, full-batch Adam (scripts/engine/train.ts)",

@@ -6,6 +6,7 @@
 import * as z from "zod/mini";
 import type { Classifier } from "./classify.js";
 import { forEachUnitFeatures, GROUPS, HASH_BITS } from "./features.js";
+import { useStemTables } from "./tokenize.js";
 import { type KnowledgeType, TYPES, type Unit } from "./types.js";
 
 export const MODEL_FORMAT = "knowledge-triage/model";
@@ -130,6 +131,8 @@ export const ModelFileSchema = z
     /** Softmax temperature fitted on out-of-fold logits (minimises negative log-likelihood). */
     temperature: z.number().check(z.positive()),
     groupWeights: z.record(z.string(), z.number()),
+    /** Stem tables of the words seen in training, per stemmer language (see useStemTables). */
+    stems: z.optional(z.record(z.string(), z.string())),
     metadata: z.object({
       createdAt: z.string(),
       trainer: z.string(),
@@ -364,6 +367,7 @@ export function modelClassifier(model: ModelFile): Classifier {
   const K = TYPES.length;
   const ids = decodeInt32(model.terms);
   const index = buildTermIndex(ids, decodeFloat32(model.idf), model.groupWeights);
+  if (model.stems) useStemTables(model.stems);
   // The Int8 weights are used as stored (term-major, 150 KiB: one pass over a unit's terms scores
   // all K classes and stays in cache); each class's scale is applied once per unit.
   const qb = decodeBase64Strict(model.weights);

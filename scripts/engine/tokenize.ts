@@ -111,22 +111,81 @@ export function guessLatinLang(words: readonly string[]): StemLang {
   return "en";
 }
 
-const stemCaches: Record<Exclude<StemLang, "none">, Map<string, string>> = { en: new Map(), es: new Map(), de: new Map(), ru: new Map() };
+type Lang = Exclude<StemLang, "none">;
+const stemCaches: Record<Lang, Map<string, string>> = { en: new Map(), es: new Map(), de: new Map(), ru: new Map() };
 
-/** Stem one lowercased word for a language; KEEP_WORDS and non-letter tokens are returned unchanged. Cached per language. */
+/**
+ * Stem tables shipped in the model file: per language, the words stemmed in training as sorted
+ * lines, "word" when the stem is the word itself, else "word stem". natural's stemmers build and run
+ * dozens of regular expressions per word (20-40 us a word before V8 optimises them, most of a cold
+ * `classify`), so a binary search in the table (split into lines on first use, no map built) serves
+ * the words seen in training, and only the rest are stemmed. A table only saves time: it holds what
+ * the stemmer returns.
+ */
+const stemTables: Partial<Record<Lang, { text: string; lines?: string[] }>> = {};
+
+/** Register stem tables (model.json `stems`); unknown languages are ignored. Nothing is parsed until used. */
+export function useStemTables(packed: Readonly<Record<string, string>>): void {
+  for (const [lang, text] of Object.entries(packed)) if (lang in stemCaches && text !== "") stemTables[lang as Lang] = { text };
+}
+
+/** The stem of a word from the language's table, or undefined when the table does not list it. */
+function tableStem(word: string, lang: Lang): string | undefined {
+  const table = stemTables[lang];
+  if (!table) return undefined;
+  table.lines ??= table.text.split("\n");
+  const lines = table.lines;
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const line = lines[mid] as string;
+    const sp = line.indexOf(" ");
+    const w = sp < 0 ? line : line.slice(0, sp);
+    if (w === word) return sp < 0 ? w : line.slice(sp + 1);
+    if (w < word) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/**
+ * Stem tables of every word stemmed so far in this process (training stems its whole corpus), in
+ * useStemTables' format: per language, lines sorted by UTF-16 code units (the order of JS string
+ * comparison, which tableStem's binary search relies on).
+ */
+export function packStems(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [lang, cache] of Object.entries(stemCaches)) {
+    const words = [...cache.keys()].filter((w) => !/\s/.test(w)).sort();
+    out[lang] = words.map((w) => (cache.get(w) === w ? w : `${w} ${cache.get(w)}`)).join("\n");
+  }
+  return out;
+}
+
+/**
+ * Stem one lowercased word with natural's stemmer for the language, uncached: KEEP_WORDS (negations
+ * and modals) are returned unchanged, as is a word the stemmer fails on or empties.
+ */
+export function naturalStem(word: string, lang: Lang): string {
+  if (KEEP_WORDS.has(word)) return word;
+  try {
+    return STEMMERS[lang].stem(word) || word;
+  } catch {
+    return word;
+  }
+}
+
+/**
+ * Stem one lowercased word for a language (words under 4 characters and "none" are returned
+ * unchanged): from the per-process cache, else the model's stem table, else naturalStem.
+ */
 export function stemWord(word: string, lang: StemLang): string {
   if (lang === "none" || word.length < 4) return word;
   const cache = stemCaches[lang];
   let s = cache.get(word);
   if (s === undefined) {
-    if (KEEP_WORDS.has(word)) s = word;
-    else {
-      try {
-        s = STEMMERS[lang].stem(word) || word;
-      } catch {
-        s = word;
-      }
-    }
+    s = tableStem(word, lang) ?? naturalStem(word, lang);
     if (cache.size > 100_000) cache.clear();
     cache.set(word, s);
   }

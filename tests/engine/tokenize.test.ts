@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { guessLatinLang, KEEP_WORDS, scanAsciiWords, stemWord, tokenize } from "../../scripts/engine/tokenize.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { clearTokenizerCaches, guessLatinLang, KEEP_WORDS, naturalStem, packStems, scanAsciiWords, stemWord, tokenize, useStemTables } from "../../scripts/engine/tokenize.js";
 
 describe("tokenize: English", () => {
   it("lowercases, keeps negations and modals unstemmed, keeps don't as one token", () => {
@@ -161,5 +163,37 @@ describe("tokenize: fast paths give the reference tokens", () => {
     expect(got).toEqual(expected);
     // The memo serves a repeat of the same text identically.
     expect(tokenize(text)).toEqual(tokenize(text));
+  });
+});
+
+describe("stem tables shipped in the model", () => {
+  const model = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "model", "model.json"), "utf8")) as { stems?: Record<string, string> };
+
+  it("every entry of the committed model's tables is what natural's stemmer returns (a table only saves time)", () => {
+    const stems = model.stems ?? {};
+    expect(Object.keys(stems).sort()).toEqual(["de", "en", "es", "ru"]);
+    let n = 0;
+    for (const [lang, text] of Object.entries(stems)) {
+      const lines = text.split("\n");
+      expect([...lines].sort()).toEqual(lines);
+      for (const line of lines) {
+        const [word, stem = word] = line.split(" ") as [string, string?];
+        expect(naturalStem(word, lang as "en" | "es" | "de" | "ru"), `${lang} ${word}`).toBe(stem);
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(5000);
+  });
+
+  it("packStems gives tables that useStemTables serves back, found by binary search", () => {
+    const words = ["deploying", "migrations", "zebras", "aardvarks", "running", "café", "überprüfen"];
+    for (const w of words) stemWord(w, "en");
+    const packed = packStems();
+    const lines = (packed.en ?? "").split("\n");
+    expect(lines.length).toBeGreaterThanOrEqual(words.length);
+    useStemTables(packed);
+    for (const w of words) expect(stemWord(w, "en")).toBe(naturalStem(w, "en"));
+    clearTokenizerCaches();
+    for (const w of words) expect(stemWord(w, "en")).toBe(naturalStem(w, "en"));
   });
 });
