@@ -3,6 +3,7 @@
  * one-line ModelError), built then validated before write, with fixed key order and rounding so
  * the same training run gives byte-identical files.
  */
+import { isAscii } from "node:buffer";
 import { readFileSync, statSync } from "node:fs";
 import type { Classifier } from "./engine/classify.js";
 import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelClassifier, type ModelFile } from "./engine/model.js";
@@ -51,7 +52,10 @@ export function readModel(path: string): ModelFile {
   let text: string;
   try {
     if (statSync(path).isDirectory()) throw new ModelError(`${path}: is a directory, not a model file`);
-    text = readFileSync(path, "utf8");
+    // Model files are written ASCII-only (writeModel): taken as latin1 straight into a one-byte string,
+    // ~1.5 ms less than UTF-8 decoding 0.7 MB at every start; any other file is decoded as UTF-8.
+    const bytes = readFileSync(path);
+    text = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   } catch (e) {
     if (e instanceof ModelError) throw e;
     throw new ModelError(`cannot read model ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
