@@ -113,8 +113,8 @@ function withLoader(code) {
 // The program is the commented block at the end of this file; see withLoader() in scripts/build.mjs.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } = require("node:fs");
-const { join } = require("node:path");
+const { existsSync, readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } = require("node:fs");
+const { dirname, join } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
 const BUILD = ${JSON.stringify(id)};
@@ -147,7 +147,17 @@ if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
     if (code !== 0) return;
     const tmp = cacheFile + "." + process.pid + ".tmp";
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // Not mkdirSync's recursive mode, which loops forever under /proc (HOME=/proc): the missing
+      // folders are made one by one from the nearest existing one; any error means no cache.
+      const missing = [];
+      for (let d = dir; !existsSync(d) && missing.length < 16; d = dirname(d)) missing.unshift(d);
+      for (const d of missing) {
+        try {
+          mkdirSync(d, { mode: 0o700 });
+        } catch (e) {
+          if (e.code !== "EEXIST") throw e;
+        }
+      }
       writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
       renameSync(tmp, cacheFile);
     } catch {

@@ -6,11 +6,11 @@
  * prompt; JSON there is either appended raw or fails validation: research/integration.md §1.4).
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import * as z from "zod/mini";
 import { regexClassifier, type Classifier } from "./engine/classify.js";
-import { loadClassifier } from "./io.js";
+import { loadClassifier, makeDirs } from "./io.js";
 import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
 import { defaultRulesDir, extractTranscript, lazyClassifier, type ExtractReport } from "./memory/api.js";
 import { HOOK_LOCK_WAIT_MS } from "./memory/state.js";
@@ -144,7 +144,7 @@ function log(ctx: Ctx, message: string, debug = false, create = true): void {
   if (!ctx.stateDir || (debug && process.env.KNOWLEDGE_TRIAGE_HOOK_DEBUG !== "1")) return;
   try {
     if (!create && !existsSync(ctx.stateDir)) return;
-    mkdirSync(ctx.stateDir, { recursive: true });
+    makeDirs(ctx.stateDir);
     const file = join(ctx.stateDir, "hook.log");
     if (existsSync(file) && statSync(file).size > HOOK_LOG_MAX_BYTES) renameSync(file, `${file}.1`);
     const ms = Date.now() - ctx.t0;
@@ -201,7 +201,7 @@ function markerPath(stateDir: string, sessionId: string): string {
 /** Record that PreCompact extracted for this session/prompt (no timestamp inside: same input, same bytes). */
 function writeMarker(stateDir: string, p: HookPayload): void {
   const file = markerPath(stateDir, p.session_id ?? "unknown");
-  mkdirSync(join(stateDir, "hooks"), { recursive: true });
+  makeDirs(join(stateDir, "hooks"));
   writeFileSync(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
 }
 

@@ -18,6 +18,40 @@ export interface DecodedInput {
 }
 
 /**
+ * Create a folder and its missing parents, like `mkdir -p`; an existing folder is fine. Not
+ * fs.mkdirSync's recursive mode: Node 20's loops forever where mkdir answers ENOENT although the
+ * parent exists (any path under /proc, e.g. with HOME=/proc). `mode` applies to the folders created.
+ * Throws the first error (EACCES, ENOTDIR, ENOENT, ...) as an ErrnoException.
+ */
+export function makeDirs(dir: string, mode?: number): void {
+  const missing: string[] = [];
+  let cur = resolve(dir);
+  for (;;) {
+    let st: ReturnType<typeof statSync> | undefined;
+    try {
+      st = statSync(cur);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    if (st) {
+      if (st.isDirectory()) break;
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${cur}'`), { code: "ENOTDIR", path: cur });
+    }
+    missing.push(cur);
+    const parent = dirname(cur);
+    if (parent === cur) break;
+    cur = parent;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, mode === undefined ? {} : { mode });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+  }
+}
+
+/**
  * Write text to standard output synchronously, straight to file descriptor 1. Creating
  * process.stdout loads Node's stream modules (several ms of a ~250 ms cold start), and a synchronous
  * write also means nothing is lost when the process exits. Partial writes are continued; a
@@ -91,7 +125,7 @@ export function writeFileAtomic(path: string, data: string): void {
     if (e instanceof WriteError) throw e;
   }
   try {
-    mkdirSync(dirname(resolve(path)), { recursive: true });
+    makeDirs(dirname(resolve(path)));
   } catch (e) {
     // mkdir -p reports a file in the way of a parent folder as EEXIST: say what it means.
     throw new WriteError(path, errCode(e) === "EEXIST" ? "ENOTDIR" : errCode(e));

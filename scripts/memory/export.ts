@@ -11,13 +11,14 @@
  * refuses (ExportConflictError) to replace or remove one that was edited since, unless `force`.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as z from "zod/mini";
 import { globSlug } from "./render.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned.js";
 import { stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError } from "../errors.js";
+import { makeDirs } from "../io.js";
 export { ExportConflictError };
 
 /** Supported export formats. */
@@ -145,7 +146,7 @@ export function exportRules(
   const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
-    mkdirSync(dirname(p), { recursive: true });
+    makeDirs(dirname(p));
     const content = f.block ? mergeBlock(existsSync(p) ? readFileSync(p, "utf8") : null, f.content) : f.content;
     writeIfChanged(p, content);
     if (!f.block) next[resolve(p)] = sha256(content);
@@ -157,7 +158,7 @@ export function exportRules(
     removed.push(p);
   }
   if (JSON.stringify(next) !== JSON.stringify(recorded)) {
-    mkdirSync(stateDir(rulesDir), { recursive: true });
+    makeDirs(stateDir(rulesDir));
     writeIfChanged(join(stateDir(rulesDir), EXPORT_STATE), toJson({ version: 1, files: next }));
   }
   return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0) };

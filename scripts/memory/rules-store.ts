@@ -5,12 +5,13 @@
  * ("removed-by-hand"), and new rules go to another file name. `.md` files we did not write are never
  * touched. Only `<rulesDir>/*.md` and `<rulesDir>/.state/` are ever written.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { applyStatement } from "./consolidate.js";
 import { parseRuleFile } from "./pinned.js";
 import { NOTICE, parsePermissionLine, planFiles, sha256, type PlannedFile } from "./render.js";
 import type { Store } from "./schema.js";
+import { makeDirs } from "../io.js";
 import { writeIfChanged } from "./state.js";
 
 /** Result of a sync: files written, removed, left alone (hand-edited), and warnings (one line each). */
@@ -123,7 +124,7 @@ export function reconcile(rulesDir: string, store: Store): { plan: PlannedFile[]
  */
 export function syncRuleFiles(rulesDir: string, store: Store): SyncResult {
   const { plan, frozen, warnings, retired } = reconcile(rulesDir, store);
-  mkdirSync(rulesDir, { recursive: true });
+  makeDirs(rulesDir);
   const written: string[] = [];
   const removed: string[] = [];
   const planned = new Set(plan.map((p) => p.name));

@@ -9,7 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, ren
 import { homedir, hostname } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./schema.js";
-import { replaceAtomically } from "../io.js";
+import { makeDirs, replaceAtomically } from "../io.js";
 import { LockBusyError, StateError, TriageError } from "../errors.js";
 
 /** Re-exported: the classes live with the other error classes in scripts/errors.ts. */
@@ -66,7 +66,7 @@ export function loadStore(rulesDir: string): Store {
 /** Save `rules.json` atomically if changed (validated with StoreSchema first). Returns true when written. */
 export function saveStore(rulesDir: string, store: Store): boolean {
   const dir = stateDir(rulesDir);
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   return writeIfChanged(join(dir, "rules.json"), toJson(StoreSchema.parse(store)));
 }
 
@@ -87,7 +87,7 @@ export function loadCursor(rulesDir: string, sessionId: string): Cursor | null {
 /** Save a session cursor atomically if changed. */
 export function saveCursor(rulesDir: string, c: Cursor): boolean {
   const p = cursorPath(rulesDir, c.sessionId);
-  mkdirSync(join(stateDir(rulesDir), "sessions"), { recursive: true });
+  makeDirs(join(stateDir(rulesDir), "sessions"));
   return writeIfChanged(p, toJson(CursorSchema.parse(c)));
 }
 
@@ -220,7 +220,7 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
 export async function acquireLock(rulesDir: string, opts: { waitMs?: number; signal?: AbortSignal } = {}): Promise<() => Promise<void>> {
   const dir = stateDir(rulesDir);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
   } catch (e) {
     throw new TriageError(`cannot write the rules folder ${rulesDir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "RULES_DIR_UNWRITABLE", 1);
   }
@@ -257,7 +257,7 @@ export async function acquireLock(rulesDir: string, opts: { waitMs?: number; sig
       if (code === "ENOENT") {
         // A run that kept nothing removed the empty state folder meanwhile: make it again and retry.
         try {
-          mkdirSync(dir, { recursive: true });
+          makeDirs(dir);
           continue;
         } catch {
           // fall through to LOCK_FAILED

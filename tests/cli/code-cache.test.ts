@@ -75,6 +75,10 @@ describe("code cache of the bundle", () => {
     expect(() => readdirSync(dir)).toThrow();
     triage(args, { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CODE_CACHE: "0" } });
     expect(() => readdirSync(dir)).toThrow();
+    // Node's recursive mkdir loops forever under /proc; the loader must not.
+    const proc = triage(args, { env: { HOME: "/proc", TRIAGE_CODE_CACHE_DEBUG: "1" } });
+    expect(proc.code, proc.stderr).toBe(0);
+    expect(status(proc.stderr)).toBe("miss");
     writeFileSync(join(root, "file"), "");
     const blocked = triage(args, { env: { TRIAGE_CACHE_DIR: join(root, "file", "cache") } });
     expect(blocked.code, blocked.stderr).toBe(0);
