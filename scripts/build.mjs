@@ -99,7 +99,7 @@ writeFileSync(out.path, plain ? program : withLoader(program), { mode: 0o755 });
  * `triage classify` then skips parsing and compiling ~0.5 MB of JavaScript: the same mechanism as
  * Node 22's module.enableCompileCache(), which Node 20 lacks. The cache lives in
  * $TRIAGE_CACHE_DIR, else $XDG_CACHE_HOME/knowledge-triage, else ~/.cache/knowledge-triage (created
- * 0700); one file per build (content hash), Node version, CPU architecture and command, written
+ * 0700); one file per build (content hash), bundle size and modification time, Node version, CPU architecture and command, written
  * atomically at a successful exit when missing or rejected by V8, with V8's checksum turned on so a
  * corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off. Any cache problem only
  * means compiling from source: output never depends on it.
@@ -113,35 +113,47 @@ function withLoader(code) {
 // The program is the commented block at the end of this file; see withLoader() in scripts/build.mjs.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { existsSync, readFileSync, writeFileSync, mkdirSync, renameSync, unlinkSync } = require("node:fs");
-const { dirname, join } = require("node:path");
+const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
+const { dirname, isAbsolute, join } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
 const BUILD = ${JSON.stringify(id)};
 const file = fileURLToPath(import.meta.url);
 const own = readFileSync(file, "latin1");
-const mark = "\\n//@kt-program " + BUILD + "\\n";
-const at = own.indexOf(mark);
-if (at < 0) throw new Error(file + ": program block missing (rebuild with npm run build)");
-const lines = own.slice(at + mark.length).split("\\n");
+const at = own.indexOf("//@kt-program " + BUILD);
+const start = at < 0 ? -1 : own.indexOf("\\n", at) + 1;
+if (start <= 0) {
+  process.stderr.write("triage: " + file + " is damaged: its program block is missing (run npm run build, or clone again)\\n");
+  process.exit(1);
+}
+const lines = own.slice(start).split("\\n");
 if (lines[lines.length - 1] === "") lines.pop();
-const source = "(function (require, __kt_import_meta_url) {" + lines.map((l) => l.slice(2)).join("\\n") + "\\n})";
+const source = "(function (require, __kt_import_meta_url) {" + lines.map((l) => l.slice(2).replace(/\\r$/, "")).join("\\n") + "\\n})";
 const env = process.env;
-const home = env.HOME || env.USERPROFILE;
-const dir = env.TRIAGE_CODE_CACHE === "0" ? null : env.TRIAGE_CACHE_DIR || (env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
+const off = /^(0|false|no|off)$/i.test(env.TRIAGE_CODE_CACHE ?? "");
+const debug = /^(1|true|yes|on)$/i.test(env.TRIAGE_CODE_CACHE_DEBUG ?? "");
+const absolute = (p) => (p && isAbsolute(p) ? p : null);
+const home = absolute(env.HOME || env.USERPROFILE);
+const dir = off ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
-const cacheFile = dir && join(dir, BUILD + "-" + process.version + "-" + process.arch + "-" + command + ".v8cache");
+// The build hash names the program; the bundle's size and modification time catch a bundle edited
+// by hand after the build (V8 itself only compares the source length).
+const stamp = statSync(file);
+const suffix = "-" + process.version + "-" + process.arch + "-" + command + ".v8cache";
+const cacheFile = dir && join(dir, BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + suffix);
 let cachedData;
 if (cacheFile) {
   // V8 release builds skip the code cache's checksum and abort on a corrupt file; this flag makes
   // createCachedData write a checksum and the next compile reject a mismatch (cachedDataRejected).
   require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
   try {
-    cachedData = readFileSync(cacheFile);
+    // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
+    const st = statSync(cacheFile);
+    if (st.isFile() && st.size < 64 * 1024 * 1024) cachedData = readFileSync(cacheFile);
   } catch {}
 }
 const script = new vm.Script(source, { filename: file, cachedData });
-if (env.TRIAGE_CODE_CACHE_DEBUG) process.stderr.write("code cache: " + (cacheFile ? (cachedData === undefined ? "miss" : script.cachedDataRejected ? "rejected" : "hit") + " " + cacheFile : "off") + "\\n");
+if (debug) process.stderr.write("code cache: " + (cacheFile ? (cachedData === undefined ? "miss" : script.cachedDataRejected ? "rejected" : "hit") + " " + cacheFile : "off") + "\\n");
 if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
   process.once("exit", (code) => {
     if (code !== 0) return;
@@ -160,6 +172,9 @@ if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
       }
       writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
       renameSync(tmp, cacheFile);
+      // This command's caches of other builds (or of an edited bundle) will not be used again.
+      const mine = cacheFile.slice(dir.length + 1);
+      for (const name of readdirSync(dir)) if (name.endsWith(suffix) && name !== mine) unlinkSync(join(dir, name));
     } catch {
       try {
         unlinkSync(tmp);

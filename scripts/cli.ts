@@ -7,7 +7,7 @@
 import { Command, CommanderError } from "commander";
 import { TriageError } from "./errors.js";
 import { COMMAND_NAMES, registerCommands } from "./commands/index.js";
-import { loadClassifier } from "./io.js";
+import { loadClassifier, writeStdout } from "./io.js";
 import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
 
 /**
@@ -27,11 +27,14 @@ async function main(): Promise<void> {
     .enablePositionalOptions()
     .exitOverride();
   program.configureOutput({
+    writeOut: (s) => writeStdout(s),
     writeErr: (s) => process.stderr.write(s),
     outputError: (s, write) => write(`triage: ${s.replace(/^error: /, "").trim()}\n`),
   });
   // `triage help <command>` is `triage <command> --help` (the program has its own action for --self-check).
-  const argv = process.argv[2] === "help" && process.argv[3] ? [...process.argv.slice(0, 2), process.argv[3], "--help"] : process.argv;
+  // `triage help` alone is `triage --help`.
+  const argv =
+    process.argv[2] !== "help" ? process.argv : process.argv[3] ? [...process.argv.slice(0, 2), process.argv[3], "--help"] : [...process.argv.slice(0, 2), "--help"];
   const first = argv[2];
   if (first !== undefined && !first.startsWith("-") && !COMMAND_NAMES.includes(first)) {
     process.stderr.write(`triage: unknown command '${first}' (see 'triage --help')\n`);
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
       return;
     }
-    process.stdout.write(`self-check ok: ${classifier.name} tier, ${SELF_CHECK_CASES.length} built-in lines classified as expected\n`);
+    writeStdout(`self-check ok: ${classifier.name} tier, ${SELF_CHECK_CASES.length} built-in lines classified as expected\n`);
   });
 
   try {

@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFi
 import { isAbsolute, join } from "node:path";
 import * as z from "zod/mini";
 import { regexClassifier, type Classifier } from "./engine/classify.js";
-import { loadClassifier, makeDirs } from "./io.js";
+import { loadClassifier, makeDirs, writeStdout } from "./io.js";
 import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
 import { defaultRulesDir, extractTranscript, lazyClassifier, type ExtractReport } from "./memory/api.js";
 import { HOOK_LOCK_WAIT_MS } from "./memory/state.js";
@@ -296,7 +296,7 @@ export async function runHook(event: string): Promise<void> {
       text = s;
     });
     if (text.trimStart().startsWith("{")) text = ""; // defensive: JSON on stdout would be parsed as hook output
-    if (text) process.stdout.write(text);
+    if (text) writeStdout(text);
     if (ctx.note) process.stderr.write(`triage hook ${oneLine(event)}: ${oneLine(ctx.note)}\n`);
     log(ctx, `ok stdout=${text.length}`, true);
   } catch (e) {

@@ -2,7 +2,7 @@
  * File and stdin I/O at the edge: byte-safe decoding, atomic writes, model loading.
  * The engine never imports this module.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, readSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError, WriteError } from "./errors.js";
@@ -56,7 +56,8 @@ export function makeDirs(dir: string, mode?: number): void {
  * process.stdout loads Node's stream modules (several ms of a ~250 ms cold start), and a synchronous
  * write also means nothing is lost when the process exits. Partial writes are continued; a
  * non-blocking pipe that is full (EAGAIN) is retried after 1 ms; a closed reader (EPIPE, as in
- * `triage classify ... | head`) ends the output quietly. Other errors are thrown.
+ * `triage classify ... | head`) ends the output quietly. Other errors (ENOSPC on /dev/full, a closed
+ * descriptor) throw WriteError("cannot write standard output: CODE").
  */
 export function writeStdout(text: string): void {
   const bytes = Buffer.from(text, "utf8");
@@ -67,7 +68,7 @@ export function writeStdout(text: string): void {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "EPIPE") return;
-      if (code !== "EAGAIN") throw e;
+      if (code !== "EAGAIN") throw new WriteError("standard output", code ?? (e as Error).message);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
   }
@@ -93,9 +94,36 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   return { name, text, warnings };
 }
 
+/**
+ * All of standard input as bytes. A non-blocking stdin (EAGAIN: the parent set O_NONBLOCK on a pipe)
+ * is read in a loop that waits 1 ms whenever no data is ready, until end of input. Throws UsageError
+ * for a folder on stdin and for other read errors.
+ */
+function readStdin(): Buffer {
+  const chunks: Buffer[] = [];
+  const chunk = Buffer.allocUnsafe(1 << 16);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, chunk, 0, chunk.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        continue;
+      }
+      if (code === "EOF") break;
+      throw new UsageError(`cannot read -: ${code === "EISDIR" ? "is a directory" : (code ?? (e as Error).message)}`);
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Read a file path, or stdin for "-". Throws UsageError (one line) when the path cannot be read. */
 export function readInput(path: string): DecodedInput {
-  if (path === "-") return decodeBytes(readFileSync(0), "-");
+  if (path === "-") return decodeBytes(readStdin(), "-");
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);

@@ -40,6 +40,23 @@ const ABBR: Record<string, string> = {
   episodic: "episodic",
 };
 
+/**
+ * Control characters, DEL/C1 and bidirectional overrides shown as \\u escapes in the table: a memory
+ * file's text must not clear, retitle or reorder the user's terminal. (--json keeps the exact text.)
+ */
+function visible(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** At most `width` UTF-16 units with "…" when cut, never splitting a surrogate pair (an emoji). */
+function truncate(text: string, width: number): string {
+  if (text.length <= width) return text;
+  let end = width - 1;
+  const c = text.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
 /** Render rows as a fixed-width table: line range, type, confidence, first line of text (truncated). */
 export function renderTable(rows: ClassifyRow[], width = 100): string {
   const out: string[] = [];
@@ -50,9 +67,9 @@ export function renderTable(rows: ClassifyRow[], width = 100): string {
       out.push(`== ${file}`);
     }
     const range = r.endLine > r.line ? `${r.line}-${r.endLine}` : `${r.line}`;
-    const first = r.text.split("\n")[0]?.trim() ?? "";
+    const first = visible(r.text.split("\n")[0]?.trim() ?? "");
     const more = r.endLine > r.line ? ` (+${r.endLine - r.line} lines)` : "";
-    const text = (first + more).length > width ? `${(first + more).slice(0, width - 1)}…` : first + more;
+    const text = truncate(first + more, width);
     out.push(`${range.padStart(7)}  ${(ABBR[r.type] ?? r.type).padEnd(10)}  ${r.confidence.toFixed(2)}  ${text}`);
   }
   return `${out.join("\n")}\n`;

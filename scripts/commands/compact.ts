@@ -3,7 +3,7 @@ import { resolveBudget, estimateTokens } from "../engine/budget.js";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../errors.js";
-import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic } from "../io.js";
+import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic, writeStdout } from "../io.js";
 import { compact } from "../operators/compact.js";
 import { CompactReportSchema } from "../operators/schemas.js";
 
@@ -99,9 +99,9 @@ export function registerCompact(program: Command): void {
           text: result.text,
           units: result.units,
         });
-        process.stdout.write(`${JSON.stringify(report)}\n`);
+        writeStdout(`${JSON.stringify(report)}\n`);
       } else if (!opts.output) {
-        process.stdout.write(result.text);
+        writeStdout(result.text);
       } else {
         process.stderr.write(`triage: compacted ${result.before} -> ${result.after} tokens (budget ${budget}); wrote ${opts.output}\n`);
       }

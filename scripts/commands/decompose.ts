@@ -6,7 +6,7 @@ import { estimateTokens } from "../engine/budget.js";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
 import { TriageError, UsageError } from "../errors.js";
-import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic } from "../io.js";
+import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic, writeStdout } from "../io.js";
 import { decompose, type MemoryDoc } from "../operators/decompose.js";
 import { ManifestSchema } from "../operators/schemas.js";
 import { budgetFromFlags, pinMassFlag } from "./compact.js";
@@ -112,10 +112,10 @@ export function registerDecompose(program: Command): void {
       for (const t of targets) refuseOverwrite(t, { force: opts.force, inputs: files, owned: (p) => owned.has(resolve(p)) });
       for (const p of result.partitions) writeFileAtomic(join(dir, `${p.id}.md`), p.text);
       writeFileAtomic(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-      if (opts.json) process.stdout.write(`${JSON.stringify(manifest)}\n`);
+      if (opts.json) writeStdout(`${JSON.stringify(manifest)}\n`);
       else {
         const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);
-        process.stdout.write(`${result.partitions.length} partitions, ${result.rules.length} rules, ${copies} rule copies, 0 locality violations; wrote ${join(dir, "manifest.json")}\n`);
+        writeStdout(`${result.partitions.length} partitions, ${result.rules.length} rules, ${copies} rule copies, 0 locality violations; wrote ${join(dir, "manifest.json")}\n`);
       }
     });
 }

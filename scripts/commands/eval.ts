@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { formatMetrics } from "../engine/metrics.js";
 import { loadLabelledData } from "../data.js";
 import { evaluateDocs } from "../evaluate.js";
-import { loadClassifier } from "../io.js";
+import { loadClassifier, writeStdout } from "../io.js";
 
 export function registerEval(program: Command): void {
   program
@@ -16,14 +16,14 @@ export function registerEval(program: Command): void {
       const classifier = loadClassifier(opts.model);
       const { metrics, predictions } = evaluateDocs(loadLabelledData(data).docs, classifier);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify(metrics)}\n`);
+        writeStdout(`${JSON.stringify(metrics)}\n`);
         return;
       }
-      process.stdout.write(`${formatMetrics(`${data} (${classifier.name} tier)`, metrics)}\n`);
+      writeStdout(`${formatMetrics(`${data} (${classifier.name} tier)`, metrics)}\n`);
       if (opts.errors) {
         for (const p of predictions) {
           if (p.gold !== p.pred) {
-            process.stdout.write(`${p.group}:${p.line} gold=${p.gold} pred=${p.pred} ${p.confidence.toFixed(2)} | ${p.text.split("\n")[0]?.slice(0, 120)}\n`);
+            writeStdout(`${p.group}:${p.line} gold=${p.gold} pred=${p.pred} ${p.confidence.toFixed(2)} | ${p.text.split("\n")[0]?.slice(0, 120)}\n`);
           }
         }
       }

@@ -4,6 +4,7 @@ import { UsageError } from "../errors.js";
 import { defaultRulesDir } from "../memory/api.js";
 import { EXPORT_FORMATS, exportRules, planExport, type ExportFormat } from "../memory/export.js";
 import { readRuleFiles } from "../memory/pinned.js";
+import { writeStdout } from "../io.js";
 
 /** `triage export --format cursor|copilot|windsurf|agents|gemini [--rules-dir DIR] [--out DIR] [--stdout]`. */
 export function registerExport(program: Command): void {
@@ -23,12 +24,12 @@ export function registerExport(program: Command): void {
       // the previously exported files.
       if (!existsSync(rulesDir) || !statSync(rulesDir).isDirectory()) throw new UsageError(`no rules folder at ${rulesDir}`);
       if (opts.stdout) {
-        for (const f of planExport(format, readRuleFiles(rulesDir))) process.stdout.write(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
+        for (const f of planExport(format, readRuleFiles(rulesDir))) writeStdout(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
         return;
       }
       const r = exportRules(rulesDir, opts.out ?? process.cwd(), format, { force: opts.force });
       if (r.rules === 0) process.stderr.write(`triage: no rules in ${rulesDir}\n`);
-      for (const f of r.files) process.stdout.write(`wrote ${f}\n`);
-      for (const f of r.removed) process.stdout.write(`removed ${f}\n`);
+      for (const f of r.files) writeStdout(`wrote ${f}\n`);
+      for (const f of r.removed) writeStdout(`removed ${f}\n`);
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
-import { loadClassifier } from "../io.js";
+import { loadClassifier, writeStdout } from "../io.js";
 import { defaultRulesDir, extractTranscript, lazyClassifier } from "../memory/api.js";
 
 /** Options of `triage extract`. */
@@ -47,19 +47,19 @@ export function registerExtract(program: Command): void {
       }
       for (const w of report.warnings) process.stderr.write(`triage: ${w}\n`);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify(opts.explain ? { ...report, verdicts } : report)}\n`);
+        writeStdout(`${JSON.stringify(opts.explain ? { ...report, verdicts } : report)}\n`);
         return;
       }
       if (opts.explain) {
         for (const v of verdicts) {
-          process.stdout.write(`${v.keep ? "KEEP" : "drop"} ${v.score.toFixed(2).padStart(6)} ${v.kind.padEnd(10)} ${v.text}  [${v.cues.join(",")}]\n`);
+          writeStdout(`${v.keep ? "KEEP" : "drop"} ${v.score.toFixed(2).padStart(6)} ${v.kind.padEnd(10)} ${v.text}  [${v.cues.join(",")}]\n`);
         }
       }
       const verb = opts.dryRun ? "would write" : "wrote";
-      process.stdout.write(
+      writeStdout(
         `${report.linesRead} lines read, ${report.linesSkipped} skipped, ${report.candidates} candidate sentences, ${report.kept} kept: ` +
           `${report.added} added, ${report.updated} updated, ${report.retired} retired\n`,
       );
-      for (const f of report.files) process.stdout.write(`${verb} ${f}\n`);
+      for (const f of report.files) writeStdout(`${verb} ${f}\n`);
     });
 }

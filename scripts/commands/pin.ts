@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
-import { loadClassifier } from "../io.js";
+import { loadClassifier, writeStdout } from "../io.js";
 import { defaultRulesDir, lazyClassifier } from "../memory/api.js";
 
 /** `triage pin "<text>" [--type constraint|procedural] [--paths GLOB...] --rules-dir DIR [--json]`. */
@@ -28,10 +28,10 @@ export function registerPin(program: Command): void {
       });
       for (const w of r.warnings) process.stderr.write(`triage: ${w}\n`);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify(r)}\n`);
+        writeStdout(`${JSON.stringify(r)}\n`);
         return;
       }
       const scope = r.globs.length ? ` (paths: ${r.globs.join(", ")})` : "";
-      process.stdout.write(`${r.status === "added" ? "pinned" : r.status === "reactivated" ? "pinned again (was retired)" : "already pinned"}: ${r.text}${scope}\n`);
+      writeStdout(`${r.status === "added" ? "pinned" : r.status === "reactivated" ? "pinned again (was retired)" : "already pinned"}: ${r.text}${scope}\n`);
     });
 }

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
 import { UsageError } from "../errors.js";
-import { loadClassifier, readInput } from "../io.js";
+import { loadClassifier, readInput, writeStdout } from "../io.js";
 import type { MemoryDoc } from "../operators/decompose.js";
 import { retrieve } from "../operators/retrieve.js";
 import { RetrieveJsonSchema } from "../operators/schemas.js";
@@ -51,13 +51,13 @@ export function registerRetrieve(program: Command): void {
           exceeded: r.exceeded,
           hits: r.hits.map((h) => ({ file: h.doc, line: h.line, endLine: h.endLine, type: h.type, rule: h.rule, inScope: h.inScope, why: h.why, score: Math.round(h.score * 1e4) / 1e4, scope: h.scope, text: h.text })),
         });
-        process.stdout.write(`${JSON.stringify(json)}\n`);
+        writeStdout(`${JSON.stringify(json)}\n`);
         return;
       }
       r.hits.forEach((h, n) => {
         const first = (h.text.split("\n")[0] ?? "").trim();
         const tag = h.inScope ? `RULE (${h.why})` : `${h.type} ${h.score.toFixed(2)}`;
-        process.stdout.write(`${String(n + 1).padStart(3)}  ${h.doc}:${h.line}  ${tag}\n     ${first}${h.endLine > h.line ? ` (+${h.endLine - h.line} lines)` : ""}\n`);
+        writeStdout(`${String(n + 1).padStart(3)}  ${h.doc}:${h.line}  ${tag}\n     ${first}${h.endLine > h.line ? ` (+${h.endLine - h.line} lines)` : ""}\n`);
       });
     });
 }

@@ -8,7 +8,7 @@ import { GROUPS, HASH_BITS } from "../engine/features.js";
 import { packStems } from "../engine/tokenize.js";
 import { loadLabelledData } from "../data.js";
 import { UsageError } from "../errors.js";
-import { refuseOverwrite } from "../io.js";
+import { refuseOverwrite, writeStdout } from "../io.js";
 import { evaluateDocs } from "../evaluate.js";
 import { writeModel } from "../model-file.js";
 
@@ -100,8 +100,8 @@ export function registerTrain(program: Command): void {
           held.map((z) => TYPES[argmax(z.map((v, k) => v + (offsets[k] as number)))] as KnowledgeType),
         );
         bar.done();
-        process.stdout.write(`${formatMetrics(`${options.folds}-fold grouped cross-validation, argmax`, r.metrics)}\n\n`);
-        process.stdout.write(
+        writeStdout(`${formatMetrics(`${options.folds}-fold grouped cross-validation, argmax`, r.metrics)}\n\n`);
+        writeStdout(
           `${formatMetrics(`${options.folds}-fold grouped cross-validation, with decision offsets ${offsets.map((o) => o.toFixed(2)).join(" ")} (constraint recall >= ${minRecall})`, adjusted)}\n\n`,
         );
         cv = { ...summarizeMetrics(adjusted), folds: options.folds };
@@ -137,11 +137,11 @@ export function registerTrain(program: Command): void {
       };
       if (test) {
         const r = evaluateDocs(test.docs, modelClassifier(model));
-        process.stdout.write(`${formatMetrics(`test (${opts.test})`, r.metrics)}\n\n`);
+        writeStdout(`${formatMetrics(`test (${opts.test})`, r.metrics)}\n\n`);
         model.metadata.test = summarizeMetrics(r.metrics);
       }
       const bytes = writeModel(opts.output, model);
-      process.stdout.write(
+      writeStdout(
         `wrote ${opts.output}: ${fit.terms.length} terms, ${(bytes / 1024).toFixed(0)} KiB, ${examples.length} training units, ` +
           `temperature ${temperature.toFixed(3)}, ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
       );

@@ -5,6 +5,7 @@ import { ClassifyRowSchema } from "../../scripts/schemas.js";
 import { TYPES } from "../../scripts/engine/types.js";
 import { segment } from "../../scripts/engine/units.js";
 import { bundle, bundledModel, ensureBundle, mapWeights, expectOneLineError, fixtures, tempDir, triage, removeTempDirs } from "./helpers.js";
+import { renderTable } from "../../scripts/commands/classify.js";
 
 const small = join(fixtures, "docs", "small.md");
 const mixed = join(fixtures, "docs", "mixed.md");
@@ -215,5 +216,28 @@ describe("triage classify: wrong arguments are one-line errors with exit 1", () 
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--json");
     expect(r.stdout).toContain("--model");
+  });
+});
+
+describe("classify table output is safe for a terminal", () => {
+  const row = (text: string) => ({ file: "f.md", line: 1, endLine: 1, text, type: "belief" as const, confidence: 0.5, scores: { constraint: 0, procedural: 0, belief: 0.5, preference: 0.25, episodic: 0.25 } });
+
+  it("escape sequences, NUL, C1 and bidi overrides are shown as \\u escapes; --json keeps the exact text", () => {
+    const out = renderTable([row("- a \u001b[2J b \u001b]0;title\u0007 c\u0000d \u009b e \u202eevil")]);
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(out).toContain("\\u001b[2J");
+    expect(out).toContain("\\u202eevil");
+    const dir = tempDir("kt-classify-esc-");
+    const file = join(dir, "esc.md");
+    writeFileSync(file, "- never push \u001b[2J to main\n");
+    const r = triage(["classify", file, "--json"]);
+    expect(JSON.parse(r.stdout)[0].text).toBe("- never push \u001b[2J to main");
+  });
+
+  it("truncation never splits an emoji (surrogate pair)", () => {
+    const text = `${"a".repeat(98)}\u{1F600} tail`;
+    const line = renderTable([row(text)]).split("\n")[1] as string;
+    expect(line).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+    expect(line.endsWith("…")).toBe(true);
   });
 });

@@ -72,7 +72,7 @@ export function triage(args: string[], opts: { cwd?: string; input?: string | Bu
   const r = spawnSync(process.execPath, [opts.bin ?? bundle, ...args], {
     cwd: opts.cwd ?? repo,
     input: opts.input ?? "",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...opts.env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...opts.env },
     encoding: "utf8",
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,

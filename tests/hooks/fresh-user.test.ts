@@ -22,7 +22,7 @@ const hookPayload = (session: string, transcript: string, cwd: string): string =
 
 /** Spawn the bundle asynchronously (so several run at once); resolves with exit code and output. */
 function spawnBundle(args: string[], stdin: string, env: Record<string, string> = {}): { done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>; pid: number } {
-  const child = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env } });
+  const child = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...env } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => {

@@ -20,7 +20,7 @@ export function runHook(event: string, stdin: string | Buffer, env: Record<strin
   const t0 = performance.now();
   const r = spawnSync(process.execPath, [bundle, "hook", event, ...extra], {
     input: stdin,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...env },
     encoding: "utf8",
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,
