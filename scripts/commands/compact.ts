@@ -11,8 +11,9 @@ import { CompactReportSchema } from "../operators/schemas.js";
 export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inputTokens: number, names = ["--budget", "--ratio"]): number {
   const num = (s: string | undefined, name: string): number | undefined => {
     if (s === undefined) return undefined;
+    // Decimal notation only: Number() would also take "0x10" (16), "1e3" and " 12 ".
+    if (!/^(\d+(\.\d*)?|\.\d+)$/.test(s)) throw new UsageError(`${name} must be a number, got "${s}"`);
     const v = Number(s);
-    if (s.trim() === "" || !Number.isFinite(v)) throw new UsageError(`${name} must be a number, got "${s}"`);
     return v;
   };
   const ratio = num(flags.ratio, names[1] as string);
