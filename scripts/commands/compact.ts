@@ -12,7 +12,7 @@ export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inpu
   const num = (s: string | undefined, name: string): number | undefined => {
     if (s === undefined) return undefined;
     // Decimal notation only: Number() would also take "0x10" (16), "1e3" and " 12 ".
-    if (!/^(\d+(\.\d*)?|\.\d+)$/.test(s)) throw new UsageError(`${name} must be a number, got "${s}"`);
+    if (!/^-?(\d+(\.\d*)?|\.\d+)$/.test(s)) throw new UsageError(`${name} must be a number, got "${s}"`);
     const v = Number(s);
     return v;
   };
