@@ -17,6 +17,11 @@ export interface DecodedInput {
   warnings: string[];
 }
 
+/** Block the thread for `ms` milliseconds (a retry pause in synchronous I/O loops). */
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Create a folder and its missing parents, like `mkdir -p`; an existing folder is fine. Not
  * fs.mkdirSync's recursive mode: Node 20's loops forever where mkdir answers ENOENT although the
@@ -69,7 +74,7 @@ export function writeStdout(text: string): void {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "EPIPE") return;
       if (code !== "EAGAIN") throw new WriteError("standard output", code ?? (e as Error).message);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      sleepMs(1);
     }
   }
 }
@@ -109,7 +114,7 @@ function readStdin(): Buffer {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "EAGAIN") {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        sleepMs(1);
         continue;
       }
       if (code === "EOF") break;

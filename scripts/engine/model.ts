@@ -75,7 +75,11 @@ export function decodeInt32(b64: string): Int32Array {
 
 /** Decode base64 little-endian 32-bit values (a typed-array copy on little-endian hosts). */
 function decodeLE32(b64: string, kind: "float32" | "int32"): Float32Array | Int32Array {
-  const buf = decodeBase64Strict(b64);
+  return le32FromBytes(decodeBase64Strict(b64), kind);
+}
+
+/** Little-endian 32-bit values from bytes. Throws if the byte length is not a multiple of 4. */
+function le32FromBytes(buf: Buffer, kind: "float32" | "int32"): Float32Array | Int32Array {
   if (buf.byteLength % 4 !== 0) throw new Error(`${kind} data length is not a multiple of 4 bytes`);
   const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
   if (LITTLE_ENDIAN) return kind === "float32" ? new Float32Array(bytes) : new Int32Array(bytes);
@@ -96,6 +100,26 @@ function decodeBase64Strict(b64: string): Buffer {
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+const decodedBlobs = new WeakMap<ModelFile, Partial<Record<"terms" | "idf" | "weights", Buffer>>>();
+/**
+ * The bytes of one of a model's base64 arrays, strictly decoded (decodeBase64Strict) once per model
+ * object: loading validates them (model-file.ts) and modelClassifier uses them, without a second
+ * decode of half a megabyte at every start. Throws Error("not valid base64").
+ */
+export function modelBytes(model: ModelFile, field: "terms" | "idf" | "weights"): Buffer {
+  let blobs = decodedBlobs.get(model);
+  if (!blobs) {
+    blobs = {};
+    decodedBlobs.set(model, blobs);
+  }
+  let bytes = blobs[field];
+  if (!bytes) {
+    bytes = decodeBase64Strict(model[field]);
+    blobs[field] = bytes;
+  }
+  return bytes;
+}
 
 /** Per-class precision/recall/F1 and macro-F1 as stored in metadata. */
 const metricsShape = {
@@ -365,12 +389,12 @@ export function sequenceFeatures(units: readonly Unit[]): number[][] {
  */
 export function modelClassifier(model: ModelFile): Classifier {
   const K = TYPES.length;
-  const ids = decodeInt32(model.terms);
-  const index = buildTermIndex(ids, decodeFloat32(model.idf), model.groupWeights);
+  const ids = le32FromBytes(modelBytes(model, "terms"), "int32");
+  const index = buildTermIndex(ids, le32FromBytes(modelBytes(model, "idf"), "float32"), model.groupWeights);
   if (model.stems) useStemTables(model.stems);
   // The Int8 weights are used as stored (term-major, 150 KiB: one pass over a unit's terms scores
   // all K classes and stays in cache); each class's scale is applied once per unit.
-  const qb = decodeBase64Strict(model.weights);
+  const qb = modelBytes(model, "weights");
   const w = new Int8Array(qb.buffer, qb.byteOffset, qb.byteLength);
   const wscale = Float64Array.from(model.weightScales);
   const bias = model.bias;

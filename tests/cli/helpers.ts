@@ -61,6 +61,14 @@ export function ensureBundle(): void {
   }
 }
 
+/**
+ * The environment of a spawned bundle: PATH, HOME and the suite's code-cache folder
+ * (tests/setup/tmpdir.ts sets TRIAGE_CACHE_DIR, so runs stay out of ~/.cache), plus `extra`.
+ */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...extra };
+}
+
 export interface Run {
   code: number | null;
   stdout: string;
@@ -72,7 +80,7 @@ export function triage(args: string[], opts: { cwd?: string; input?: string | Bu
   const r = spawnSync(process.execPath, [opts.bin ?? bundle, ...args], {
     cwd: opts.cwd ?? repo,
     input: opts.input ?? "",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...opts.env },
+    env: childEnv(opts.env),
     encoding: "utf8",
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,

@@ -6,13 +6,13 @@
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bundle, ensureBundle, removeTempDirs, repo } from "./helpers.js";
+import { bundle, childEnv, ensureBundle, removeTempDirs, repo } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 beforeAll(() => ensureBundle(), 180_000);
 afterAll(() => removeTempDirs());
 
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "" };
+const env = childEnv();
 
 describe("stdout and stdin", () => {
   it("stdout on a full device: one line naming ENOSPC, exit 1, for commands and for --help/--version", () => {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { distinctRules } from "../fixtures/memory/many-rules.js";
-import { bundle, cleanup, rulesDirOf, runHook, tempProject } from "./helpers.js";
+import { bundle, childEnv, cleanup, rulesDirOf, runHook, tempProject } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 90_000 });
 afterAll(cleanup);
@@ -22,7 +22,7 @@ const hookPayload = (session: string, transcript: string, cwd: string): string =
 
 /** Spawn the bundle asynchronously (so several run at once); resolves with exit code and output. */
 function spawnBundle(args: string[], stdin: string, env: Record<string, string> = {}): { done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>; pid: number } {
-  const child = spawn(process.execPath, [bundle, ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...env } });
+  const child = spawn(process.execPath, [bundle, ...args], { env: childEnv(env) });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => {

@@ -1,8 +1,12 @@
 /** Helpers for hook tests: run the BUILT bundle (dist/triage.mjs) as Claude Code would, with fixtures. */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { childEnv } from "../cli/helpers.js";
+import { filesUnder } from "../memory/helpers.js";
+
+export { childEnv };
 
 export const repo = resolve(import.meta.dirname, "..", "..");
 export const bundle = process.env.KT_BUNDLE ?? join(repo, "dist", "triage.mjs");
@@ -20,7 +24,7 @@ export function runHook(event: string, stdin: string | Buffer, env: Record<strin
   const t0 = performance.now();
   const r = spawnSync(process.execPath, [bundle, "hook", event, ...extra], {
     input: stdin,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...env },
+    env: childEnv(env),
     encoding: "utf8",
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,
@@ -56,23 +60,7 @@ export const P = { preManual: 0, preAuto: 1, startCompact: 2, startStartup: 3, e
 
 /** Every file under `dir` as {relative path: bytes (base64), mtimeMs}; {} when dir is missing. */
 export function snapshot(dir: string): Record<string, { bytes: string; mtimeMs: number }> {
-  const out: Record<string, { bytes: string; mtimeMs: number }> = {};
-  const walk = (d: string): void => {
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      const p = join(d, n);
-      const st = statSync(p);
-      if (st.isDirectory()) walk(p);
-      else out[relative(dir, p)] = { bytes: readFileSync(p).toString("base64"), mtimeMs: st.mtimeMs };
-    }
-  };
-  walk(dir);
-  return out;
+  return Object.fromEntries(filesUnder(dir).map((f) => [f, { bytes: readFileSync(join(dir, f)).toString("base64"), mtimeMs: statSync(join(dir, f)).mtimeMs }]));
 }
 
 /** Only the bytes of a snapshot (for byte-identity checks that ignore mtimes). */

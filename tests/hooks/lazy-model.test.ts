@@ -7,7 +7,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } 
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { bundle, cleanup, P, payload, rulesDirOf, tempProject } from "./helpers.js";
+import { bundle, childEnv, cleanup, P, payload, rulesDirOf, tempProject } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 afterAll(cleanup);
@@ -15,7 +15,7 @@ afterAll(cleanup);
 function run(entry: string, event: string, stdin: string): { code: number | null; stdout: string } {
   const r = spawnSync(process.execPath, [entry, "hook", event], {
     input: stdin,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", KNOWLEDGE_TRIAGE_HOOK_DEBUG: "1" },
+    env: childEnv({ KNOWLEDGE_TRIAGE_HOOK_DEBUG: "1" }),
     encoding: "utf8",
     timeout: 60_000,
   });

@@ -23,9 +23,9 @@ export function activeRules(rulesDir: string): string[] {
   return loadStore(rulesDir).rules.filter((r) => r.status === "active").map((r) => r.text);
 }
 
-/** Every file under a folder (relative path -> content), recursively. */
-export function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
+/** Relative paths of every file under a folder, recursively, sorted; [] when the folder is missing. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
   const walk = (d: string): void => {
     let names: string[];
     try {
@@ -36,11 +36,16 @@ export function snapshot(dir: string): Record<string, string> {
     for (const n of names.sort()) {
       const p = join(d, n);
       if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = readFileSync(p, "utf8");
+      else out.push(relative(dir, p));
     }
   };
   walk(dir);
   return out;
+}
+
+/** Every file under a folder (relative path -> content), recursively. */
+export function snapshot(dir: string): Record<string, string> {
+  return Object.fromEntries(filesUnder(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]));
 }
 
 /** Concatenated text of all .md rule files directly in the rules folder. */
