@@ -87,7 +87,7 @@ export function loadLabelledData(path: string): LoadedData {
       docs.push(loadDocument(f, labels));
       used.push(f, labels);
     } else if (f.endsWith(".jsonl")) {
-      docs.push(...loadLoose(f));
+      for (const d of loadLoose(f)) docs.push(d);
       used.push(f);
     } else throw new UsageError(`${f}: expected a folder, a .jsonl file or a labelled .md file`);
   }

@@ -93,7 +93,7 @@ export function registerClassify(program: Command): void {
         for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
         const fileRows = toRows(f, classifyMarkdown(input.text, classifier));
         perFile.push({ file: f, count: fileRows.length });
-        rows.push(...fileRows);
+        for (const r of fileRows) rows.push(r); // not push(...rows): a spread of 125,000+ arguments overflows the stack
       }
       if (opts.json) {
         writeStdout(`${JSON.stringify(rows)}\n`);

@@ -133,7 +133,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       report.candidates += cands.length;
       const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm) });
       if (opts.llm) await askLlm(opts.llm, verdicts, DURABLE_THRESHOLD, LLM_BAND, report.warnings, opts.llmTimeoutMs);
-      if (tuning.verdicts) tuning.verdicts.push(...verdicts);
+      if (tuning.verdicts) for (const v of verdicts) tuning.verdicts.push(v);
       if (userLevel) {
         // User-level rules ignore paths: (BL-30): keep such rules, unscoped (their text still names the path).
         for (const v of verdicts) {

@@ -241,3 +241,17 @@ describe("classify table output is safe for a terminal", () => {
     expect(line.endsWith("…")).toBe(true);
   });
 });
+
+describe("classify a very large file", () => {
+  it("200,000 units: every one in the table and in --json (rows were once spread as call arguments and overflowed the stack)", () => {
+    const dir = tempDir("kt-classify-big-");
+    const file = join(dir, "big.md");
+    writeFileSync(file, Array.from({ length: 200_000 }, (_, i) => `- never push to main ${i}`).join("\n"));
+    const table = triage(["classify", file]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.trimEnd().split("\n").at(-1)).toMatch(/^200000 units: /);
+    const json = triage(["classify", file, "--json"]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toHaveLength(200_000);
+  }, 120_000);
+});
