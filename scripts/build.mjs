@@ -101,8 +101,9 @@ writeFileSync(out.path, plain ? program : withLoader(program), { mode: 0o755 });
  * $TRIAGE_CACHE_DIR, else $XDG_CACHE_HOME/knowledge-triage, else ~/.cache/knowledge-triage (created
  * 0700); one file per build (content hash), bundle size and modification time, Node version, CPU architecture and command, written
  * atomically at a successful exit when missing or rejected by V8, with V8's checksum turned on so a
- * corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off. Any cache problem only
- * means compiling from source: output never depends on it.
+ * corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off (TRIAGE_CACHE=0 turns off
+ * this and the model cache, scripts/model-cache.ts). Any cache problem only means compiling from
+ * source: output never depends on it. The program gets { build, cacheDir, debug } as __kt_loader.
  */
 function withLoader(code) {
   code = code.replace(/^#![^\n]*\n/, "");
@@ -128,13 +129,15 @@ if (start <= 0) {
 }
 // Every program line starts with "//": drop the marks in one native pass. (A CRLF copy of the file
 // still works: a CR is a line terminator in JavaScript too.)
-const source = "(function (require, __kt_import_meta_url) {" + own.slice(start + 2).replaceAll("\\n//", "\\n") + "\\n})";
+const source = "(function (require, __kt_import_meta_url, __kt_loader) {" + own.slice(start + 2).replaceAll("\\n//", "\\n") + "\\n})";
 const env = process.env;
-const off = /^(0|false|no|off)$/i.test(env.TRIAGE_CODE_CACHE ?? "");
-const debug = /^(1|true|yes|on)$/i.test(env.TRIAGE_CODE_CACHE_DEBUG ?? "");
+const no = (v) => /^(0|false|no|off)$/i.test(v ?? "");
+const debug = /^(1|true|yes|on)$/i.test(env.TRIAGE_CACHE_DEBUG ?? env.TRIAGE_CODE_CACHE_DEBUG ?? "");
 const absolute = (p) => (p && isAbsolute(p) ? p : null);
 const home = absolute(env.HOME || env.USERPROFILE);
-const dir = off ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
+// TRIAGE_CACHE=0 turns off every start-up cache (this code cache and the program's model cache).
+const cacheDir = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
+const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
 // The build hash names the program; the bundle's size and modification time catch a bundle edited
 // by hand after the build (V8 itself only compares the source length).
@@ -182,7 +185,8 @@ if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
     }
   });
 }
-script.runInThisContext()(require, import.meta.url);
+// The program learns its build and the cache folder from __kt_loader (scripts/runtime.ts).
+script.runInThisContext()(require, import.meta.url, { build: BUILD, cacheDir, debug });
 `;
   const body = code.endsWith("\n") ? code.slice(0, -1) : code;
   return `${loader}//@kt-program ${id}\n${body.split("\n").map((l) => `//${l}`).join("\n")}\n`;

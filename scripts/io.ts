@@ -172,14 +172,15 @@ export function writeFileAtomic(path: string, data: string): void {
 
 let tmpCounter = 0;
 /**
- * Replace `path` with `data` atomically: write `<path>.<pid>.<n>.tmp` in the same folder, then rename
- * over the target (readers see the old or the new bytes, never a torn file). On failure the temp file
- * is removed and the raw fs error is rethrown. The one atomic-write primitive of the project.
+ * Replace `path` with `data` (text as UTF-8, or bytes) atomically: write `<path>.<pid>.<n>.tmp` in
+ * the same folder (created with `mode` when given, e.g. 0o600), then rename over the target (readers
+ * see the old or the new bytes, never a torn file). On failure the temp file is removed and the raw
+ * fs error is rethrown. The one atomic-write primitive of the project.
  */
-export function replaceAtomically(path: string, data: string): void {
+export function replaceAtomically(path: string, data: string | Uint8Array, mode?: number): void {
   const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
   try {
-    writeFileSync(tmp, data);
+    writeFileSync(tmp, data, mode === undefined ? undefined : { mode });
     renameSync(tmp, path);
   } catch (e) {
     try {

@@ -6,7 +6,9 @@
 import { isAscii } from "node:buffer";
 import { readFileSync, statSync } from "node:fs";
 import type { Classifier } from "./engine/classify.js";
-import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelBytes, modelClassifier, type ModelFile } from "./engine/model.js";
+import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelBytes, type ModelFile, type PreparedModel, prepareModel, preparedClassifier } from "./engine/model.js";
+import { cachedPreparedModel } from "./model-cache.js";
+import { isOff, loaderInfo } from "./runtime.js";
 import { ModelError } from "./errors.js";
 import { writeFileAtomic } from "./io.js";
 
@@ -55,14 +57,25 @@ export function readModel(path: string): ModelFile {
   return parseModel(text, path);
 }
 
-/** Load a model file as a Classifier. */
+/**
+ * Load a model file as a Classifier. From the bundle, the inference tables come from the model cache
+ * when it holds this version of the file (model-cache.ts; off with TRIAGE_MODEL_CACHE=0 or
+ * TRIAGE_CACHE=0), else from the file itself. Throws ModelError if the file is missing, unreadable
+ * or invalid.
+ */
 export function loadModelClassifier(path: string): Classifier {
-  const model = readModel(path);
-  try {
-    return modelClassifier(model);
-  } catch (e) {
-    throw new ModelError(`${path}: invalid model: ${(e as Error).message}`);
-  }
+  const load = (): PreparedModel => {
+    const model = readModel(path);
+    try {
+      return prepareModel(model);
+    } catch (e) {
+      throw new ModelError(`${path}: invalid model: ${(e as Error).message}`);
+    }
+  };
+  const info = loaderInfo();
+  const dir = info?.cacheDir && !isOff(process.env.TRIAGE_MODEL_CACHE) ? info.cacheDir : null;
+  const report = info?.debug ? (status: string, file: string) => process.stderr.write(`model cache: ${status} ${file}\n`) : undefined;
+  return preparedClassifier(info && dir ? cachedPreparedModel(path, dir, info.build, load, report) : load());
 }
 
 const round = (x: number, d: number): number => {

@@ -16,6 +16,8 @@ afterAll(() => removeTempDirs());
 const args = ["classify", "examples/CLAUDE.md", "--json"];
 const run = (env: Record<string, string>) => triage(args, { env: { TRIAGE_CODE_CACHE_DEBUG: "1", ...env } });
 const status = (stderr: string): string => /^code cache: (\w+)/m.exec(stderr)?.[1] ?? "none";
+/** The V8 code-cache files of a cache folder (the model cache, model-cache.test.ts, shares it). */
+const codeCaches = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith(".v8cache"));
 
 describe("code cache of the bundle", () => {
   it("the bundle is a small ESM loader followed by the program as // lines", () => {
@@ -36,7 +38,7 @@ describe("code cache of the bundle", () => {
     const first = run({ TRIAGE_CACHE_DIR: dir });
     expect(first.code, first.stderr).toBe(0);
     expect(status(first.stderr)).toBe("miss");
-    const files = readdirSync(dir);
+    const files = codeCaches(dir);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{16}-\\d+-\\d+-${process.version}-${process.arch}-classify\\.v8cache$`));
     expect(statSync(join(dir, files[0] as string)).mode & 0o777).toBe(0o600);
@@ -51,7 +53,7 @@ describe("code cache of the bundle", () => {
   it("a corrupt cache file is rejected by V8, the output is unchanged and the file is rewritten", () => {
     const dir = join(tempDir("kt-cc-"), "cache");
     const ref = run({ TRIAGE_CACHE_DIR: dir });
-    const file = join(dir, readdirSync(dir)[0] as string);
+    const file = join(dir, codeCaches(dir)[0] as string);
     const good = readFileSync(file);
     const bad = Buffer.from(good);
     for (let i = 64; i < bad.length; i += 97) bad[i] = (bad[i] as number) ^ 0xff;
@@ -89,7 +91,7 @@ describe("code cache of the bundle", () => {
   it("a cache path that is a device, FIFO or directory is not read; TRIAGE_CODE_CACHE=false/off also turn it off", () => {
     const dir = join(tempDir("kt-cc-"), "cache");
     const first = run({ TRIAGE_CACHE_DIR: dir });
-    const name = readdirSync(dir)[0] as string;
+    const name = codeCaches(dir)[0] as string;
     unlinkSync(join(dir, name));
     symlinkSync("/dev/zero", join(dir, name));
     const r = run({ TRIAGE_CACHE_DIR: dir });
@@ -114,14 +116,17 @@ describe("code cache of the bundle", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
-  it("nothing is written for a failing command, with TRIAGE_CODE_CACHE=0, or when the folder cannot be made", () => {
+  it("nothing is written for a failing command, with TRIAGE_CACHE=0, or when the folder cannot be made", () => {
     const root = tempDir("kt-cc-");
     const dir = join(root, "cache");
     const bad = triage(["classify", "no/such/file.md"], { env: { TRIAGE_CACHE_DIR: dir } });
     expect(bad.code).toBe(1);
     expect(() => readdirSync(dir)).toThrow();
-    triage(args, { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CODE_CACHE: "0" } });
+    triage(args, { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE: "0" } });
     expect(() => readdirSync(dir)).toThrow();
+    // TRIAGE_CODE_CACHE=0 turns off this cache only (the model cache may still write its file).
+    triage(args, { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CODE_CACHE: "0" } });
+    expect(codeCaches(dir)).toEqual([]);
     // Node's recursive mkdir loops forever under /proc; the loader must not.
     const proc = triage(args, { env: { HOME: "/proc", TRIAGE_CACHE_DIR: "", XDG_CACHE_HOME: "", TRIAGE_CODE_CACHE_DEBUG: "1" } });
     expect(proc.code, proc.stderr).toBe(0);

@@ -1,0 +1,192 @@
+/**
+ * The model cache: a model file's inference tables (PreparedModel: the term hash table, scales,
+ * Int8 weights, biases, stem tables) stored as bytes beside the code cache, so a cold start reads
+ * about 1 MB and wraps typed arrays around it instead of parsing 0.7 MB of JSON, validating it,
+ * decoding base64 and building the hash table (references/classifier.md, "Cold start", has the
+ * numbers). Only the bundle uses it (the loader gives the folder, see runtime.ts); the tables are
+ * byte-for-byte those prepareModel builds, so scores are identical with and without it.
+ *
+ * A cache file is used only for the same model file version and the same program: its key holds
+ * the model's device, inode, size, modification and change times in nanoseconds (a rewrite, a
+ * `cp`, a `git checkout` or a retrain changes at least one; the change time cannot be set by
+ * tools) and the bundle's build id (a new program may lay tables out differently). Files are
+ * written atomically at a successful exit (mode 0600, folder 0700); the newest KEEP stay. Any
+ * problem reading or writing one only means loading from model.json.
+ */
+import { type BigIntStats, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import type { PreparedModel } from "./engine/model.js";
+import { TYPES } from "./engine/types.js";
+import { makeDirs, replaceAtomically } from "./io.js";
+
+const MAGIC = 0x434d544b; // "KTMC" read as a little-endian u32
+/** Bump when the byte layout below changes. */
+export const MODEL_CACHE_LAYOUT = 1;
+/** Cache files kept per folder (one per model file version used; the oldest are removed). */
+const KEEP = 8;
+/** Larger files are not read (a model with 30,000 terms caches to about 1 MB). */
+const MAX_BYTES = 64 * 1024 * 1024;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const K = TYPES.length;
+
+interface Header {
+  key: string;
+  bits: number;
+  n: number;
+  bias: number[];
+  weightScales: number[];
+  temperature: number;
+  stems: Array<[string, number]>;
+}
+
+const pad8 = (n: number): number => (8 - (n % 8)) % 8;
+
+/**
+ * Serialise prepared tables under `key`. Layout (little-endian): u32 magic "KTMC", u32 layout, u32
+ * header length H, H bytes of ASCII JSON header (key, bits, term count n, bias, weightScales,
+ * temperature, stem table byte lengths), zero padding to 8, the hash table (Int32 x 2^(bits+1)), the
+ * scales (Float64 x n), the weights (Int8 x 5n) padded to 8, then the stem tables as UTF-8. Throws
+ * on a big-endian host (the cache is not used there).
+ */
+export function encodeModelCache(p: PreparedModel, key: string): Buffer {
+  if (!LITTLE_ENDIAN) throw new Error("model cache: little-endian hosts only");
+  const stems = Object.entries(p.stems).map(([lang, text]) => [lang, Buffer.from(text, "utf8")] as const);
+  const header: Header = {
+    key,
+    bits: p.index.bits,
+    n: p.index.scale.length,
+    bias: Array.from(p.bias),
+    weightScales: Array.from(p.weightScales),
+    temperature: p.temperature,
+    stems: stems.map(([lang, b]) => [lang, b.length]),
+  };
+  const head = Buffer.from(JSON.stringify(header).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`), "latin1");
+  const fixed = Buffer.alloc(12);
+  fixed.writeUInt32LE(MAGIC, 0);
+  fixed.writeUInt32LE(MODEL_CACHE_LAYOUT, 4);
+  fixed.writeUInt32LE(head.length, 8);
+  const u8 = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  return Buffer.concat([
+    fixed,
+    head,
+    Buffer.alloc(pad8(12 + head.length)),
+    u8(p.index.table),
+    u8(p.index.scale),
+    u8(p.weights),
+    Buffer.alloc(pad8(p.weights.byteLength)),
+    ...stems.map(([, b]) => b),
+  ]);
+}
+
+/**
+ * The prepared tables stored in `bytes`, or undefined when they are not a cache file of this layout
+ * for `key` or their lengths do not add up (a torn or foreign file). The typed arrays are views of
+ * `bytes` (copied once when it is not 8-byte aligned). Never throws.
+ */
+export function decodeModelCache(bytes: Buffer, key: string): PreparedModel | undefined {
+  try {
+    if (!LITTLE_ENDIAN || bytes.length < 16 || bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== MODEL_CACHE_LAYOUT) return undefined;
+    const headLength = bytes.readUInt32LE(8);
+    if (12 + headLength > bytes.length) return undefined;
+    const h = JSON.parse(bytes.toString("latin1", 12, 12 + headLength)) as Header;
+    if (h.key !== key || !Number.isInteger(h.bits) || h.bits < 4 || h.bits > 28 || !Number.isInteger(h.n) || h.n < 0 || h.n > 1 << (h.bits - 1)) return undefined;
+    if (!Array.isArray(h.bias) || h.bias.length !== K || !Array.isArray(h.weightScales) || h.weightScales.length !== K || typeof h.temperature !== "number") return undefined;
+    if (!Array.isArray(h.stems) || !h.stems.every((s) => Array.isArray(s) && typeof s[0] === "string" && Number.isInteger(s[1]) && s[1] >= 0)) return undefined;
+    const tableStart = 12 + headLength + pad8(12 + headLength);
+    const scaleStart = tableStart + (2 << h.bits) * 4;
+    const weightStart = scaleStart + h.n * 8;
+    const stemStart = weightStart + h.n * K + pad8(h.n * K);
+    const end = stemStart + h.stems.reduce((s, [, len]) => s + len, 0);
+    if (end !== bytes.length) return undefined;
+    const b = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
+    const table = new Int32Array(b.buffer, b.byteOffset + tableStart, 2 << h.bits);
+    const scale = new Float64Array(b.buffer, b.byteOffset + scaleStart, h.n);
+    const weights = new Int8Array(b.buffer, b.byteOffset + weightStart, h.n * K);
+    const stems: Record<string, string> = {};
+    let at = stemStart;
+    for (const [lang, len] of h.stems) {
+      stems[lang] = b.toString("utf8", at, at + len);
+      at += len;
+    }
+    return { index: { table, bits: h.bits, scale }, weights, weightScales: Float64Array.from(h.weightScales), bias: Float64Array.from(h.bias), temperature: h.temperature, stems };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cache key of one version of a model file for one program build. */
+export function modelCacheKey(st: BigIntStats, build: string): string {
+  return `${MODEL_CACHE_LAYOUT}|${build}|${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** File name of a key's cache: "model-" + 16 hex digits (two FNV-1a 32-bit hashes) + ".ktmodel". */
+export function modelCacheName(key: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return `model-${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}.ktmodel`;
+}
+
+/** Outcome of a cache lookup, for TRIAGE_CACHE_DEBUG. */
+export type ModelCacheStatus = "hit" | "miss" | "rejected";
+
+/**
+ * The prepared tables of the model file at `path`: from `dir`'s cache file when it holds this
+ * version of the file for this build, else from `load()` (which reads and validates model.json and
+ * throws ModelError), stored for the next start when this process exits with code 0.
+ * `report` hears whether the cache was used. Throws only what `load` throws.
+ */
+export function cachedPreparedModel(path: string, dir: string, build: string, load: () => PreparedModel, report?: (status: ModelCacheStatus, file: string) => void): PreparedModel {
+  let st: BigIntStats;
+  try {
+    st = statSync(path, { bigint: true });
+  } catch {
+    return load(); // reports the missing or unreadable file
+  }
+  if (!st.isFile() || !LITTLE_ENDIAN) return load();
+  const key = modelCacheKey(st, build);
+  const file = join(dir, modelCacheName(key));
+  let status: ModelCacheStatus = "miss";
+  try {
+    // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
+    const cst = statSync(file);
+    if (cst.isFile() && cst.size < MAX_BYTES) {
+      const p = decodeModelCache(readFileSync(file), key);
+      if (p) {
+        report?.("hit", file);
+        return p;
+      }
+      status = "rejected";
+    }
+  } catch {
+    // no cache file
+  }
+  report?.(status, file);
+  const p = load();
+  process.once("exit", (code) => {
+    if (code === 0) storeModelCache(dir, file, p, key);
+  });
+  return p;
+}
+
+/**
+ * Write one cache file atomically (folder created 0700, file 0600) and remove all but the newest
+ * KEEP model caches of the folder. Errors are ignored: the cache only saves time.
+ */
+export function storeModelCache(dir: string, file: string, p: PreparedModel, key: string): void {
+  try {
+    makeDirs(dir, 0o700);
+    replaceAtomically(file, encodeModelCache(p, key), 0o600);
+    const caches = readdirSync(dir)
+      .filter((n) => /^model-[0-9a-f]{16}\.ktmodel$/.test(n))
+      .map((n) => ({ n, t: statSync(join(dir, n)).mtimeMs }))
+      .sort((x, y) => y.t - x.t);
+    for (const old of caches.slice(KEEP)) unlinkSync(join(dir, old.n));
+  } catch {
+    // the cache only saves time
+  }
+}

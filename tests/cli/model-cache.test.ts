@@ -1,0 +1,204 @@
+/**
+ * The model cache (scripts/model-cache.ts): a model file's inference tables stored as bytes beside
+ * the code cache. It must only ever change speed: the tables read back are those prepareModel
+ * builds, any damaged, foreign or stale file is ignored, and the bundle's output is the same with
+ * and without it.
+ */
+import { copyFileSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { loadLabelledData } from "../../scripts/data.js";
+import { modelClassifier, type PreparedModel, prepareModel, preparedClassifier } from "../../scripts/engine/model.js";
+import { cachedPreparedModel, decodeModelCache, encodeModelCache, modelCacheKey, modelCacheName, storeModelCache } from "../../scripts/model-cache.js";
+import { readModel } from "../../scripts/model-file.js";
+import { bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
+
+vi.setConfig({ testTimeout: 60_000 });
+beforeAll(() => ensureBundle(), 180_000);
+afterAll(() => removeTempDirs());
+
+const model = readModel(bundledModel);
+const prepared = prepareModel(model);
+const KEY = "1|test-build|1:2:3:4:5";
+
+function expectSameTables(a: PreparedModel, b: PreparedModel): void {
+  expect(b.index.bits).toBe(a.index.bits);
+  expect(Buffer.from(b.index.table.buffer, b.index.table.byteOffset, b.index.table.byteLength).equals(Buffer.from(a.index.table.buffer, a.index.table.byteOffset, a.index.table.byteLength))).toBe(true);
+  expect(Array.from(b.index.scale)).toEqual(Array.from(a.index.scale));
+  expect(Array.from(b.weights)).toEqual(Array.from(a.weights));
+  expect(Array.from(b.bias)).toEqual(Array.from(a.bias));
+  expect(Array.from(b.weightScales)).toEqual(Array.from(a.weightScales));
+  expect(b.temperature).toBe(a.temperature);
+  expect(b.stems).toEqual(a.stems);
+}
+
+describe("model cache: encoding", () => {
+  it("decodes to the very tables prepareModel builds, and the classifier scores every test unit identically", () => {
+    const bytes = encodeModelCache(prepared, KEY);
+    expect(bytes.length).toBeGreaterThan(500_000);
+    const back = decodeModelCache(bytes, KEY);
+    expect(back).toBeDefined();
+    expectSameTables(prepared, back as PreparedModel);
+    const fromJson = modelClassifier(model);
+    const fromCache = preparedClassifier(back as PreparedModel);
+    for (const doc of loadLabelledData(join(repo, "data", "test")).docs) expect(fromCache.scores(doc.units)).toEqual(fromJson.scores(doc.units));
+  });
+
+  it("a file of another key, layout or shape is refused (undefined), never half-read", () => {
+    const bytes = encodeModelCache(prepared, KEY);
+    expect(decodeModelCache(bytes, `${KEY}x`)).toBeUndefined();
+    const wrongLayout = Buffer.from(bytes);
+    wrongLayout.writeUInt32LE(99, 4);
+    expect(decodeModelCache(wrongLayout, KEY)).toBeUndefined();
+    const wrongMagic = Buffer.from(bytes);
+    wrongMagic[0] = 0;
+    expect(decodeModelCache(wrongMagic, KEY)).toBeUndefined();
+    for (const cut of [0, 3, 11, 12, 40, 5000, bytes.length - 1]) expect(decodeModelCache(bytes.subarray(0, cut), KEY)).toBeUndefined();
+    expect(decodeModelCache(Buffer.concat([bytes, Buffer.from([0])]), KEY)).toBeUndefined();
+    const headLength = bytes.readUInt32LE(8);
+    const badHeader = Buffer.from(bytes);
+    badHeader.write("{", 12 + headLength - 1, "latin1");
+    expect(decodeModelCache(badHeader, KEY)).toBeUndefined();
+    const hugeHeader = Buffer.from(bytes);
+    hugeHeader.writeUInt32LE(0xffffffff, 8);
+    expect(decodeModelCache(hugeHeader, KEY)).toBeUndefined();
+    expect(decodeModelCache(Buffer.from("not a cache"), KEY)).toBeUndefined();
+  });
+
+  it("an unaligned buffer is copied, not misread", () => {
+    const bytes = encodeModelCache(prepared, KEY);
+    const shifted = Buffer.alloc(bytes.length + 1).subarray(1);
+    bytes.copy(shifted);
+    expectSameTables(prepared, decodeModelCache(shifted, KEY) as PreparedModel);
+  });
+
+  it("the key changes with the model file's content, times and the program build; names are stable", () => {
+    const dir = tempDir("kt-mc-");
+    const file = join(dir, "model.json");
+    copyFileSync(bundledModel, file);
+    const k1 = modelCacheKey(statSync(file, { bigint: true }), "b1");
+    expect(modelCacheKey(statSync(file, { bigint: true }), "b1")).toBe(k1);
+    expect(modelCacheKey(statSync(file, { bigint: true }), "b2")).not.toBe(k1);
+    // Same bytes written again with the old modification time restored: the change time still moves.
+    const st = statSync(file);
+    writeFileSync(file, readFileSync(file));
+    utimesSync(file, st.atime, st.mtime);
+    expect(modelCacheKey(statSync(file, { bigint: true }), "b1")).not.toBe(k1);
+    expect(modelCacheName(k1)).toMatch(/^model-[0-9a-f]{16}\.ktmodel$/);
+    expect(modelCacheName(k1)).toBe(modelCacheName(k1));
+    expect(modelCacheName(k1)).not.toBe(modelCacheName(`${k1} `));
+  });
+});
+
+describe("model cache: files", () => {
+  it("a stored file is found for the same model file and build, and only for them", () => {
+    const dir = tempDir("kt-mc-");
+    const cacheDir = join(dir, "cache");
+    const file = join(dir, "model.json");
+    copyFileSync(bundledModel, file);
+    const seen: string[] = [];
+    const load = (): PreparedModel => prepareModel(readModel(file));
+    const first = cachedPreparedModel(file, cacheDir, "b1", load, (s) => seen.push(s));
+    expect(seen).toEqual(["miss"]);
+    // The real write happens at process exit; store it as that handler would.
+    const key = modelCacheKey(statSync(file, { bigint: true }), "b1");
+    storeModelCache(cacheDir, join(cacheDir, modelCacheName(key)), first, key);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cacheDir, modelCacheName(key))).mode & 0o777).toBe(0o600);
+    let loads = 0;
+    const counted = (): PreparedModel => {
+      loads++;
+      return load();
+    };
+    expectSameTables(prepared, cachedPreparedModel(file, cacheDir, "b1", counted, (s) => seen.push(s)));
+    expect(loads).toBe(0);
+    cachedPreparedModel(file, cacheDir, "b2", counted, (s) => seen.push(s));
+    expect(loads).toBe(1);
+    writeFileSync(file, readFileSync(file));
+    cachedPreparedModel(file, cacheDir, "b1", counted, (s) => seen.push(s));
+    expect(loads).toBe(2);
+    expect(seen).toEqual(["miss", "hit", "miss", "miss"]);
+  });
+
+  it("keeps only the newest 8 model caches of a folder", () => {
+    const cacheDir = join(tempDir("kt-mc-"), "cache");
+    for (let i = 0; i < 11; i++) {
+      const key = `1|b|${i}`;
+      storeModelCache(cacheDir, join(cacheDir, modelCacheName(key)), prepared, key);
+    }
+    expect(readdirSync(cacheDir).filter((n) => n.endsWith(".ktmodel"))).toHaveLength(8);
+  });
+
+  it("a missing model file is reported by the loader, not hidden by the cache", () => {
+    const cacheDir = join(tempDir("kt-mc-"), "cache");
+    expect(() => cachedPreparedModel("/no/such/model.json", cacheDir, "b", () => prepareModel(readModel("/no/such/model.json")))).toThrow(/cannot read model/);
+  });
+});
+
+describe("model cache: the bundle", () => {
+  const args = ["classify", "examples/CLAUDE.md", "--json"];
+  const run = (env: Record<string, string>) => triage(args, { env: { TRIAGE_CACHE_DEBUG: "1", ...env } });
+  const status = (stderr: string): string => /^model cache: (\w+)/m.exec(stderr)?.[1] ?? "none";
+  const modelCaches = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith(".ktmodel"));
+
+  it("first run stores the tables, later runs use them; output identical to a run without caches", () => {
+    const dir = join(tempDir("kt-mc-"), "cache");
+    const off = run({ TRIAGE_CACHE: "0" });
+    expect(off.code, off.stderr).toBe(0);
+    expect(status(off.stderr)).toBe("none");
+    const first = run({ TRIAGE_CACHE_DIR: dir });
+    expect(status(first.stderr)).toBe("miss");
+    expect(modelCaches(dir)).toHaveLength(1);
+    const second = run({ TRIAGE_CACHE_DIR: dir });
+    expect(status(second.stderr)).toBe("hit");
+    expect(second.stdout).toBe(off.stdout);
+    expect(first.stdout).toBe(off.stdout);
+    // Switched off alone: no model cache read or written, the code cache still works.
+    const alone = join(tempDir("kt-mc-"), "cache");
+    const noModel = run({ TRIAGE_CACHE_DIR: alone, TRIAGE_MODEL_CACHE: "off" });
+    expect(status(noModel.stderr)).toBe("none");
+    expect(noModel.stderr).toMatch(/^code cache: miss/m);
+    expect(modelCaches(alone)).toEqual([]);
+  });
+
+  it("a damaged, emptied or device cache file is ignored (same output) and replaced", () => {
+    const dir = join(tempDir("kt-mc-"), "cache");
+    const ref = run({ TRIAGE_CACHE_DIR: dir });
+    const file = join(dir, modelCaches(dir)[0] as string);
+    const good = readFileSync(file);
+    writeFileSync(file, good.subarray(0, good.length - 7));
+    const torn = run({ TRIAGE_CACHE_DIR: dir });
+    expect(status(torn.stderr)).toBe("rejected");
+    expect(torn.stdout).toBe(ref.stdout);
+    expect(readFileSync(file).equals(good)).toBe(true);
+    writeFileSync(file, "");
+    expect(run({ TRIAGE_CACHE_DIR: dir }).stdout).toBe(ref.stdout);
+    unlinkSync(file);
+    symlinkSync("/dev/zero", file);
+    const dev = run({ TRIAGE_CACHE_DIR: dir });
+    expect(dev.code, dev.stderr).toBe(0);
+    expect(status(dev.stderr)).toBe("miss");
+    expect(dev.stdout).toBe(ref.stdout);
+  });
+
+  it("another model file gets its own cache and its own scores; --model /dev/null uses none", () => {
+    const dir = join(tempDir("kt-mc-"), "cache");
+    const other = join(tempDir("kt-mc-"), "model.json");
+    const m = JSON.parse(readFileSync(bundledModel, "latin1"));
+    m.bias = (m.bias as number[]).map((b, k) => (k === 2 ? b + 5 : b)); // leans every unit to belief
+    writeFileSync(other, JSON.stringify(m));
+    const base = run({ TRIAGE_CACHE_DIR: dir });
+    const withOther = triage([...args, "--model", other], { env: { TRIAGE_CACHE_DIR: dir } });
+    expect(withOther.code, withOther.stderr).toBe(0);
+    expect(modelCaches(dir)).toHaveLength(2);
+    const again = triage([...args, "--model", other], { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE_DEBUG: "1" } });
+    expect(status(again.stderr)).toBe("hit");
+    expect(again.stdout).toBe(withOther.stdout);
+    expect(again.stdout).not.toBe(base.stdout);
+    const types = (out: string) => (JSON.parse(out) as Array<{ type: string }>).filter((r) => r.type === "belief").length;
+    expect(types(again.stdout)).toBeGreaterThan(types(base.stdout));
+    const regex = triage([...args, "--model", "/dev/null"], { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE_DEBUG: "1" } });
+    expect(status(regex.stderr)).toBe("none");
+    expect(modelCaches(dir)).toHaveLength(2);
+  });
+});
