@@ -25,7 +25,7 @@ export function parseModel(text: string, path: string): ModelFile {
   if (fmt.version !== MODEL_VERSION) {
     throw new ModelError(`${path}: model format version ${JSON.stringify(fmt.version)} is not supported (expected ${MODEL_VERSION}); retrain with 'triage train'`);
   }
-  const r = ModelFileSchema.safeParse(raw);
+  const r = ModelFileSchema().safeParse(raw);
   if (!r.success) {
     const issue = r.error.issues[0];
     throw new ModelError(`${path}: invalid model: ${issue?.path.join(".") || "file"}: ${issue?.message}`);
@@ -106,7 +106,7 @@ export function writeModel(path: string, m: ModelFile): number {
   };
   // Non-ASCII (the stems of Spanish, German and Russian words) as \uXXXX escapes: an ASCII file is
   // read into a one-byte string, which JSON.parse scans faster at every start.
-  const json = JSON.stringify(ModelFileSchema.parse(ordered)).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const json = JSON.stringify(ModelFileSchema().parse(ordered)).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const text = `${json}\n`;
   writeFileAtomic(path, text);
   return Buffer.byteLength(text);

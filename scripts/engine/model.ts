@@ -12,13 +12,6 @@ import { type KnowledgeType, TYPES, type Unit } from "./types.js";
 export const MODEL_FORMAT = "knowledge-triage/model";
 export const MODEL_VERSION = 4;
 
-const numberArray = z.array(z.number());
-/**
- * A little-endian 32-bit array encoded as base64 (fast to load: no per-number JSON parsing). Only the
- * length is checked here (a regex over a megabyte costs milliseconds at every start); the decoded
- * lengths are cross-checked in the schema's superRefine, which catches corrupt data.
- */
-const float32Base64 = z.string().check(z.refine((s) => s.length % 4 === 0, "must be base64 (length a multiple of 4)"));
 
 /** Encode numbers as base64 little-endian Float32 (the model file's array encoding). */
 export function encodeFloat32(values: ArrayLike<number>): string {
@@ -121,73 +114,91 @@ export function modelBytes(model: ModelFile, field: "terms" | "idf" | "weights")
   return bytes;
 }
 
-/** Per-class precision/recall/F1 and macro-F1 as stored in metadata. */
-const metricsShape = {
-  macroF1: z.number(),
-  accuracy: z.number(),
-  perClass: z.record(z.string(), z.object({ precision: z.number(), recall: z.number(), f1: z.number(), support: z.number() })),
-  units: z.int(),
-};
 
 /**
- * model/model.json, validated on load. zod's tree-shakable "mini" build keeps the CLI's cold
- * start small (the classic build costs tens of ms to initialise).
+ * model/model.json's schema, validated on load. zod's tree-shakable "mini" build keeps the CLI's
+ * cold start small (the classic build costs tens of ms to initialise); the schema itself is built on
+ * first use (about 3 ms cold), which a start that finds the model cache (model-cache.ts) never needs.
  */
-export const ModelFileSchema = z
-  .object({
-    format: z.literal(MODEL_FORMAT),
-    version: z.literal(MODEL_VERSION),
-    classes: z.array(z.enum(TYPES)).check(z.length(TYPES.length)),
-    /** Feature hashing parameters (features.ts): FNV-1a 32-bit, folded to `bits` bits, group index above. */
-    hashing: z.object({ function: z.literal("fnv1a32"), bits: z.literal(HASH_BITS), groups: z.literal(GROUPS) }),
-    /** The vocabulary: hashed feature ids (bucket | group << bits), base64 Int32, ascending, unique buckets. */
-    terms: float32Base64,
-    /** idf per term, base64 Float32. */
-    idf: float32Base64,
-    /**
-     * One-vs-rest weights, term-major (term j, class k at j * 5 + k), quantised to signed 8-bit
-     * integers (base64 Int8): weight = q * weightScales[k]. A quarter of Float32's size, so the
-     * model loads faster; the measured effect on test macro-F1 is below 0.001.
-     */
-    weights: float32Base64,
-    weightScales: numberArray.check(z.length(TYPES.length)),
-    bias: numberArray.check(z.length(TYPES.length)),
-    /** Softmax temperature fitted on out-of-fold logits (minimises negative log-likelihood). */
-    temperature: z.number().check(z.positive()),
-    groupWeights: z.record(z.string(), z.number()),
-    /** Stem tables of the words seen in training, per stemmer language (see useStemTables). */
-    stems: z.optional(z.record(z.string(), z.string())),
-    metadata: z.object({
-      createdAt: z.string(),
-      trainer: z.string(),
-      seed: z.int(),
-      dataSha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-      trainingUnits: z.int().check(z.nonnegative()),
-      minDf: z.int(),
-      l2: z.number(),
-      epochs: z.int(),
-      /** Logit offsets already added to `bias` (see fitDecisionOffsets in train.ts). */
-      decisionOffsets: numberArray.check(z.length(TYPES.length)),
-      minConstraintRecall: z.number().check(z.gte(0), z.lte(1)),
-      cv: z.nullable(z.object({ ...metricsShape, folds: z.int() })),
-      test: z.nullable(z.object(metricsShape)),
-    }),
-  })
-  .check(
-    z.superRefine((m, ctx) => {
-      const count = (b64: string): number => (Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0)) / 4;
-      const n = count(m.terms);
-      if (!Number.isInteger(n)) ctx.addIssue({ code: "custom", path: ["terms"], message: "length is not a multiple of 4 bytes" });
-      if (m.classes.join() !== TYPES.join()) ctx.addIssue({ code: "custom", path: ["classes"], message: `must be ${TYPES.join(",")}` });
-      if (count(m.idf) !== n) ctx.addIssue({ code: "custom", path: ["idf"], message: `has ${count(m.idf)} entries for ${n} terms` });
-      const bytes = (b64: string): number => Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0);
-      if (bytes(m.weights) !== n * TYPES.length) {
-        ctx.addIssue({ code: "custom", path: ["weights"], message: `has ${bytes(m.weights)} entries for ${n} terms x ${TYPES.length} classes` });
-      }
-    }),
-  );
+function buildModelFileSchema() {
+  /**
+   * A little-endian 32-bit array encoded as base64 (fast to load: no per-number JSON parsing). Only the
+   * length is checked here (a regex over a megabyte costs milliseconds at every start); the decoded
+   * lengths are cross-checked in the schema's superRefine, which catches corrupt data.
+   */
+  const float32Base64 = z.string().check(z.refine((s) => s.length % 4 === 0, "must be base64 (length a multiple of 4)"));
+  const numberArray = z.array(z.number());
+  /** Per-class precision/recall/F1 and macro-F1 as stored in metadata. */
+  const metricsShape = {
+    macroF1: z.number(),
+    accuracy: z.number(),
+    perClass: z.record(z.string(), z.object({ precision: z.number(), recall: z.number(), f1: z.number(), support: z.number() })),
+    units: z.int(),
+  };
+  return z
+    .object({
+      format: z.literal(MODEL_FORMAT),
+      version: z.literal(MODEL_VERSION),
+      classes: z.array(z.enum(TYPES)).check(z.length(TYPES.length)),
+      /** Feature hashing parameters (features.ts): FNV-1a 32-bit, folded to `bits` bits, group index above. */
+      hashing: z.object({ function: z.literal("fnv1a32"), bits: z.literal(HASH_BITS), groups: z.literal(GROUPS) }),
+      /** The vocabulary: hashed feature ids (bucket | group << bits), base64 Int32, ascending, unique buckets. */
+      terms: float32Base64,
+      /** idf per term, base64 Float32. */
+      idf: float32Base64,
+      /**
+       * One-vs-rest weights, term-major (term j, class k at j * 5 + k), quantised to signed 8-bit
+       * integers (base64 Int8): weight = q * weightScales[k]. A quarter of Float32's size, so the
+       * model loads faster; the measured effect on test macro-F1 is below 0.001.
+       */
+      weights: float32Base64,
+      weightScales: numberArray.check(z.length(TYPES.length)),
+      bias: numberArray.check(z.length(TYPES.length)),
+      /** Softmax temperature fitted on out-of-fold logits (minimises negative log-likelihood). */
+      temperature: z.number().check(z.positive()),
+      groupWeights: z.record(z.string(), z.number()),
+      /** Stem tables of the words seen in training, per stemmer language (see useStemTables). */
+      stems: z.optional(z.record(z.string(), z.string())),
+      metadata: z.object({
+        createdAt: z.string(),
+        trainer: z.string(),
+        seed: z.int(),
+        dataSha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+        trainingUnits: z.int().check(z.nonnegative()),
+        minDf: z.int(),
+        l2: z.number(),
+        epochs: z.int(),
+        /** Logit offsets already added to `bias` (see fitDecisionOffsets in train.ts). */
+        decisionOffsets: numberArray.check(z.length(TYPES.length)),
+        minConstraintRecall: z.number().check(z.gte(0), z.lte(1)),
+        cv: z.nullable(z.object({ ...metricsShape, folds: z.int() })),
+        test: z.nullable(z.object(metricsShape)),
+      }),
+    })
+    .check(
+      z.superRefine((m, ctx) => {
+        const count = (b64: string): number => (Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0)) / 4;
+        const n = count(m.terms);
+        if (!Number.isInteger(n)) ctx.addIssue({ code: "custom", path: ["terms"], message: "length is not a multiple of 4 bytes" });
+        if (m.classes.join() !== TYPES.join()) ctx.addIssue({ code: "custom", path: ["classes"], message: `must be ${TYPES.join(",")}` });
+        if (count(m.idf) !== n) ctx.addIssue({ code: "custom", path: ["idf"], message: `has ${count(m.idf)} entries for ${n} terms` });
+        const bytes = (b64: string): number => Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0);
+        if (bytes(m.weights) !== n * TYPES.length) {
+          ctx.addIssue({ code: "custom", path: ["weights"], message: `has ${bytes(m.weights)} entries for ${n} terms x ${TYPES.length} classes` });
+        }
+      }),
+    );
+}
 
-export type ModelFile = z.infer<typeof ModelFileSchema>;
+let modelFileSchema: ReturnType<typeof buildModelFileSchema> | undefined;
+
+/** The zod schema of model/model.json (built once, on first use). */
+export function ModelFileSchema(): ReturnType<typeof buildModelFileSchema> {
+  modelFileSchema ??= buildModelFileSchema();
+  return modelFileSchema;
+}
+
+export type ModelFile = z.infer<ReturnType<typeof buildModelFileSchema>>;
 
 /** A sparse vector: parallel arrays of term indices and values. */
 export interface SparseVector {

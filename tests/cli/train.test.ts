@@ -37,7 +37,7 @@ describe("triage train: determinism", () => {
   });
 
   it("the model validates and records seed, date, data hash and CV metrics", () => {
-    const m = ModelFileSchema.parse(JSON.parse(readFileSync(a, "utf8")));
+    const m = ModelFileSchema().parse(JSON.parse(readFileSync(a, "utf8")));
     expect(m.metadata.seed).toBe(42);
     expect(m.metadata.createdAt).toBe("2025-01-01");
     expect(m.metadata.trainingUnits).toBe(56);
@@ -53,8 +53,8 @@ describe("triage train: determinism", () => {
 
   it("a different seed keeps the data hash and vocabulary but records its seed; fold metrics may change", () => {
     expect(rc.code, rc.stderr).toBe(0);
-    const ma = ModelFileSchema.parse(JSON.parse(readFileSync(a, "utf8")));
-    const mc = ModelFileSchema.parse(JSON.parse(readFileSync(c, "utf8")));
+    const ma = ModelFileSchema().parse(JSON.parse(readFileSync(a, "utf8")));
+    const mc = ModelFileSchema().parse(JSON.parse(readFileSync(c, "utf8")));
     expect(mc.metadata.seed).toBe(7);
     expect(mc.metadata.dataSha256).toBe(ma.metadata.dataSha256);
     expect(mc.terms).toEqual(ma.terms);
@@ -76,7 +76,7 @@ describe("triage train: determinism", () => {
     const out = join(dir, "t.json");
     const r = triage(["train", trainDir, "-o", out, "--folds", "0", "--epochs", "10", "--test", join(trainDir, "chat.jsonl")], { env });
     expect(r.code, r.stderr).toBe(0);
-    const m = ModelFileSchema.parse(JSON.parse(readFileSync(out, "utf8")));
+    const m = ModelFileSchema().parse(JSON.parse(readFileSync(out, "utf8")));
     expect(m.metadata.cv).toBeNull();
     expect(m.metadata.test?.units).toBe(15);
     expect(r.stdout).toMatch(/^test \(.*chat\.jsonl\) \(15 units\)/m);
