@@ -23,13 +23,18 @@ export const GROUPS = "wbckfshpnx";
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-/** FNV-1a 32-bit step over one UTF-16 code unit. */
+/**
+ * FNV-1a 32-bit step over one UTF-16 code unit. Hashes are kept as signed 32-bit integers: the same
+ * bits as the usual unsigned value (every use goes through ^, & or >>>), but a signed int32 is a small
+ * integer to V8 while a uint32 above 2^31 is a boxed heap number, allocated at every step of the
+ * not-yet-optimised first pass of a cold start.
+ */
 function fnv(h: number, code: number): number {
-  return Math.imul(h ^ code, FNV_PRIME) >>> 0;
+  return Math.imul(h ^ code, FNV_PRIME);
 }
 /** FNV-1a of a string continuing from hash h. */
 function fnvStr(h: number, s: string): number {
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME) >>> 0;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
   return h;
 }
 const SEEDS = Array.from(GROUPS, (g) => fnv(fnv(FNV_OFFSET, g.charCodeAt(0)), 58));
@@ -106,7 +111,7 @@ function charGrams(word: string, out: FeatureBuffer): void {
     const stop = Math.min(len, i + 5);
     for (let p = i; p < stop; p++) {
       const c = p === 0 ? 60 : p === len - 1 ? 62 : word.charCodeAt(p - 1);
-      h = Math.imul(h ^ c, FNV_PRIME) >>> 0;
+      h = Math.imul(h ^ c, FNV_PRIME);
       if (p - i >= 2) out.push(((h ^ (h >>> HASH_BITS)) & HASH_MASK) + G_C * (HASH_MASK + 1));
     }
   }
