@@ -5,8 +5,10 @@
  * 2. Latency and peak RSS on a generated 50 MB transcript: first run and an incremental run after a small
  *    append, each in a fresh `node dist/triage.mjs extract` process (what a hook pays) and in process.
  * 3. Scale: N = 2,000 / 5,000 / 10,000 distinct rule sentences, in process (consolidation must stay near-linear).
- * Flags: --quality (only 1), --speed (only 2 and 3), --mb N (size of the generated transcript, default 50),
- * --regex (regex classifier tier instead of the bundled model), --verbose (list misses and false positives).
+ * 4. Numbered near-identical rules: 27,233 turns "never push to main number N" (about 20 MB), in process.
+ * Flags: --quality (only 1), --speed (only 2, 3 and 4), --mb N (size of the generated transcript, default 50),
+ * --numbered N[,N...] (only 4, with these turn counts), --regex (regex classifier tier instead of the bundled
+ * model), --verbose (list misses and false positives).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
@@ -17,12 +19,14 @@ import { loadClassifier } from "../scripts/io.js";
 import { runExtract } from "../scripts/memory/extract-run.js";
 import { loadStore } from "../scripts/memory/state.js";
 import { score } from "../tests/fixtures/memory/gold.js";
-import { distinctRules } from "../tests/fixtures/memory/many-rules.js";
+import { distinctRules, numberedRules, ruleTurns } from "../tests/fixtures/memory/many-rules.js";
 import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
 
 const args = new Set(process.argv.slice(2));
 const mbArg = process.argv.indexOf("--mb");
 const MB = mbArg > 0 ? Number(process.argv[mbArg + 1]) : 50;
+const numberedArg = process.argv.indexOf("--numbered");
+const NUMBERED = numberedArg > 0 ? String(process.argv[numberedArg + 1]).split(",").map(Number) : [27_233];
 const root = resolve(import.meta.dirname, "..");
 const dataDir = join(root, "data", "transcripts");
 
@@ -166,12 +170,40 @@ async function scale(): Promise<void> {
   }
 }
 
-if (!args.has("--speed")) {
-  await quality("tuning set", (f) => !f.startsWith("h"));
-  await quality("held-out set (h-*, written after tuning)", (f) => f.startsWith("h"));
-  await quality("all", () => true);
+/**
+ * Consolidation on N user turns "never push to main number 1" ... "number N", each acknowledged by the
+ * assistant (tests/fixtures/memory/many-rules.ts: 27,233 turns are about 20 MB), in process, regex tier.
+ * Every two rules share 3 of their 4 content terms, yet they are N distinct rules (their numbers differ).
+ * Was quadratic (every earlier rule a candidate): 3,000 / 6,000 / 12,000 turns took 18.5 s / 101 s / 264 s on
+ * a shared 2-core machine, and 27,233 turns ran for over 12 minutes; now 1.0 s / 1.1 s / 1.1 s and 3.8 s.
+ */
+async function numbered(sizes: readonly number[]): Promise<void> {
+  for (const n of sizes) {
+    const work = mkdtempSync(join(tmpdir(), "kt-bench-numbered-"));
+    const t = join(work, "numbered.jsonl");
+    writeFileSync(t, `${ruleTurns(numberedRules(n), "numbered").join("\n")}\n`);
+    const mb = (await import("node:fs")).statSync(t).size / 1e6;
+    const rulesDir = join(work, "rules");
+    const t0 = performance.now();
+    const r = await runExtract({ transcriptPath: t, rulesDir, classifier: regexClassifier });
+    const ms = performance.now() - t0;
+    const active = loadStore(rulesDir).rules.filter((x) => x.status === "active").length;
+    console.log(`  numbered: ${String(n).padStart(6)} turns (${mb.toFixed(1)} MB) -> ${active} rules (${r.added} added) in ${ms.toFixed(0)} ms (${(ms / n).toFixed(3)} ms/turn)`);
+    rmSync(work, { recursive: true, force: true });
+  }
 }
-if (!args.has("--quality")) {
-  await speed();
-  await scale();
+
+if (numberedArg > 0) {
+  await numbered(NUMBERED);
+} else {
+  if (!args.has("--speed")) {
+    await quality("tuning set", (f) => !f.startsWith("h"));
+    await quality("held-out set (h-*, written after tuning)", (f) => f.startsWith("h"));
+    await quality("all", () => true);
+  }
+  if (!args.has("--quality")) {
+    await speed();
+    await scale();
+    await numbered(NUMBERED);
+  }
 }

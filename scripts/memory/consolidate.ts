@@ -60,24 +60,49 @@ function computeTerms(text: string): string[] {
   return [...out].sort();
 }
 
-/** Identifier-like tokens (with a digit, inline code, or a path): rules naming different ones are different rules. */
-export function identifiers(text: string): string[] {
+const idCache = new Map<string, { ids: string[]; key: string }>();
+
+/** identifiers() with its set as one string (ids joined by NUL; "" when none), cached like contentTerms. */
+function identifierSet(text: string): { ids: string[]; key: string } {
+  const hit = idCache.get(text);
+  if (hit) return hit;
   const out = new Set<string>();
   for (const m of text.matchAll(/`[^`]+`|[\w.-]*\d[\w.-]*|[\w.-]+\/[\w./*-]*/g)) out.add(m[0].toLowerCase().replace(/[.]+$/, ""));
-  return [...out].sort();
+  const ids = [...out].sort();
+  const set = { ids, key: ids.join("\u0000") };
+  if (idCache.size > 20_000) idCache.clear();
+  idCache.set(text, set);
+  return set;
+}
+
+/** Identifier-like tokens (with a digit, inline code, or a path): rules naming different ones are different rules. Sorted, unique, lowercase; cached (do not mutate). */
+export function identifiers(text: string): string[] {
+  return identifierSet(text).ids;
 }
 
 /** True when both texts name identifiers and the sets differ ("port 8080" vs "port 9090"). */
 export function identifiersDiffer(a: string, b: string): boolean {
-  const x = identifiers(a);
-  const y = identifiers(b);
-  return x.length > 0 && y.length > 0 && x.join("\u0000") !== y.join("\u0000");
+  const x = identifierSet(a).key;
+  const y = identifierSet(b).key;
+  return x !== "" && y !== "" && x !== y;
 }
 
-/** Stemmed words of a text in order, each flagged as a content term (not a stopword or cue word). */
-function wordSeq(text: string): Array<{ w: string; content: boolean }> {
+/** A stemmed word of a text and whether it is a content term (not a stopword or cue word). */
+interface Word {
+  w: string;
+  content: boolean;
+}
+const seqCache = new Map<string, Word[]>();
+
+/** Stemmed words of a text in order, each flagged as a content term. Cached like contentTerms (do not mutate). */
+function wordSeq(text: string): Word[] {
+  const hit = seqCache.get(text);
+  if (hit) return hit;
   const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
-  return t.words.map((w, i) => ({ w, content: w.length >= 2 && !STOP.has(w) && !STOP.has(t.raw[i] ?? "") }));
+  const seq = t.words.map((w, i) => ({ w, content: w.length >= 2 && !STOP.has(w) && !STOP.has(t.raw[i] ?? "") }));
+  if (seqCache.size > 20_000) seqCache.clear();
+  seqCache.set(text, seq);
+  return seq;
 }
 
 /**
@@ -92,34 +117,42 @@ export function templateSubstitution(a: string, b: string): boolean {
   const n = x.length;
   const m = y.length;
   if (n === 0 || m === 0 || n * m > 40_000) return false;
-  const L: Uint16Array[] = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+  // L[i * w + j]: length of the longest common subsequence of x[i..] and y[j..] (one flat table per call).
+  const w = m + 1;
+  const L = new Uint16Array((n + 1) * w);
   for (let i = n - 1; i >= 0; i--) {
+    const xi = (x[i] as Word).w;
     for (let j = m - 1; j >= 0; j--) {
-      const row = L[i] as Uint16Array;
-      row[j] = (x[i] as { w: string }).w === (y[j] as { w: string }).w ? ((L[i + 1] as Uint16Array)[j + 1] as number) + 1 : Math.max((L[i + 1] as Uint16Array)[j] as number, row[j + 1] as number);
+      L[i * w + j] = xi === (y[j] as Word).w ? (L[(i + 1) * w + j + 1] as number) + 1 : Math.max(L[(i + 1) * w + j] as number, L[i * w + j + 1] as number);
     }
   }
   let i = 0;
   let j = 0;
-  let hx = new Set<string>();
-  let hy = new Set<string>();
-  const hunkDiffers = (): boolean => hx.size > 0 && hy.size > 0 && ![...hx].some((w) => hy.has(w));
+  let hx: string[] = [];
+  let hy: string[] = [];
   while (i < n || j < m) {
-    if (i < n && j < m && (x[i] as { w: string }).w === (y[j] as { w: string }).w) {
-      if (hunkDiffers()) return true;
-      hx = new Set();
-      hy = new Set();
+    const xi = x[i];
+    const yj = y[j];
+    if (xi && yj && xi.w === yj.w) {
+      if (hunkDiffers(hx, hy)) return true;
+      hx = [];
+      hy = [];
       i++;
       j++;
-    } else if (j >= m || (i < n && ((L[i + 1] as Uint16Array)[j] as number) >= ((L[i] as Uint16Array)[j + 1] as number))) {
-      if ((x[i] as { content: boolean }).content) hx.add((x[i] as { w: string }).w);
+    } else if (yj === undefined || (xi && (L[(i + 1) * w + j] as number) >= (L[i * w + j + 1] as number))) {
+      if (xi?.content) hx.push(xi.w);
       i++;
     } else {
-      if ((y[j] as { content: boolean }).content) hy.add((y[j] as { w: string }).w);
+      if (yj.content) hy.push(yj.w);
       j++;
     }
   }
-  return hunkDiffers();
+  return hunkDiffers(hx, hy);
+}
+
+/** True when both sides of a hunk have content words and they share none (a substitution). */
+function hunkDiffers(hx: readonly string[], hy: readonly string[]): boolean {
+  return hx.length > 0 && hy.length > 0 && !hx.some((w) => hy.includes(w));
 }
 
 /** Normalised key of a rule text: its content terms joined by spaces (CRLF, case, punctuation and cue words ignored). */
@@ -174,31 +207,88 @@ const sourceKey = (s: RuleSource): string => `${s.session}\u0000${s.offset}\u000
 const MAX_SOURCES = 50;
 
 /**
+ * Most candidate rules one similarity search looks at per statement (the duplicate, contradiction,
+ * retraction-target and refinement-target searches): the CANDIDATE_CAP / 2 earliest and the
+ * CANDIDATE_CAP / 2 most recent, in store order, of the rules in the search's scope that share enough
+ * content terms with the statement. This bounds consolidation at O(CANDIDATE_CAP) rules per statement
+ * whatever the transcript. At or below the cap every candidate is looked at, so results are exactly those
+ * of the uncapped search. Why 1,024: the most candidates a search meets is 1 in the 15 labelled
+ * transcripts and 600 in tests/memory (3,000 template rules, then a retraction); with 256, a 5,000-rule
+ * template family with paraphrased restatements already consolidated differently. Why both ends: the
+ * earliest rules hold a rule's first wording (what a restatement merges into), the latest the rules just
+ * stated (what a retraction or a correction most often targets).
+ */
+export const CANDIDATE_CAP = 1024;
+
+/**
  * Inverted index over a store's rules (content term -> rules), so each statement is compared only with
  * the rules that share a term with it instead of with every rule (extraction was quadratic: 10,000 rule
  * sentences took 148 s). Built lazily per store object and extended with rules appended since the last
- * call; rebuilt when the rules array is replaced or shrinks. Postings only grow (a reworded rule gets its
- * new terms added), so candidates are a superset and every candidate is checked exactly as before.
+ * call; rebuilt when the rules array is replaced or shrinks. A reworded rule is re-posted under its new
+ * terms and key. Every list is in store order, so a search can read the earliest and the latest rules
+ * first (CANDIDATE_CAP).
  */
 interface RuleIndex {
   rules: Rule[];
   indexed: number;
   pos: Map<Rule, number>;
-  terms: Map<Rule, { text: string; terms: string[] }>;
+  terms: Map<Rule, { text: string; terms: string[]; key: string; ids: string }>;
+  /** Postings by polarity and term (postingKey): a search reads only the polarity it needs. */
   postings: Map<string, Rule[]>;
+  /** Postings by polarity, identifier set and term: the duplicate search reads only rules whose identifiers cannot differ. */
+  idPostings: Map<string, Rule[]>;
   ids: Map<string, Rule>;
+  /** Next collision suffix to try per base id (newRule), so k rules with one base cost O(k), not O(k²). */
+  idNext: Map<string, number>;
   bySource: Map<string, Rule[]>;
   retiredKeys: Map<string, number>;
-  /** Rules by exact normalised key (globs + content terms), for the restatement fast path. */
-  byKey: Map<string, Rule[]>;
+  /** Rules by exact key (globs, content terms, polarity: exactKey), for the restatement fast path. */
+  byKey: Map<string, KeyGroup>;
+}
+/** The rules of one exact key: all of them, and by identifier set ("" = naming none); each list in store order. */
+interface KeyGroup {
+  all: Rule[];
+  byIds: Map<string, Rule[]>;
 }
 const indexes = new WeakMap<Store, RuleIndex>();
 
-function post(ix: RuleIndex, r: Rule, terms: readonly string[]): void {
+/** Exact key of a rule or statement: its globs, content terms and polarity. */
+const exactKey = (globs: readonly string[], terms: readonly string[], polarity: "pos" | "neg"): string => `${globs.join("\u0000")}\u0001${terms.join(" ")}\u0001${polarity}`;
+
+/** Insert `r` into a list kept in store order (appending is the common case; a reworded rule may go earlier). */
+function insertInOrder(ix: RuleIndex, list: Rule[], r: Rule): void {
+  const p = ix.pos.get(r) as number;
+  const last = list[list.length - 1];
+  if (last === undefined || (ix.pos.get(last) as number) < p) {
+    list.push(r);
+    return;
+  }
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ix.pos.get(list[mid] as Rule) as number) < p) lo = mid + 1;
+    else hi = mid;
+  }
+  if (list[lo] !== r) list.splice(lo, 0, r);
+}
+
+const postingKey = (polarity: "pos" | "neg", term: string): string => `${polarity}\u0002${term}`;
+const idPostingKey = (polarity: "pos" | "neg", ids: string, term: string): string => `${polarity}\u0002${ids}\u0002${term}`;
+
+/** Add `r` to (d = 1) or remove it from (d = -1) the postings of `terms`, under its polarity and identifier set `ids`. */
+function post(ix: RuleIndex, r: Rule, terms: readonly string[], ids: string, d: 1 | -1): void {
   for (const t of terms) {
-    const list = ix.postings.get(t);
-    if (!list) ix.postings.set(t, [r]);
-    else if (list[list.length - 1] !== r) list.push(r);
+    for (const [map, k] of [
+      [ix.postings, postingKey(r.polarity, t)],
+      [ix.idPostings, idPostingKey(r.polarity, ids, t)],
+    ] as const) {
+      const list = map.get(k);
+      if (d < 0) {
+        if (list) map.set(k, list.filter((x) => x !== r));
+      } else if (!list) map.set(k, [r]);
+      else insertInOrder(ix, list, r);
+    }
   }
 }
 
@@ -222,7 +312,19 @@ function bump(ix: RuleIndex, key: string | undefined, d: number): void {
 function indexOf(store: Store): RuleIndex {
   let ix = indexes.get(store);
   if (!ix || ix.rules !== store.rules || ix.indexed > store.rules.length) {
-    ix = { rules: store.rules, indexed: 0, pos: new Map(), terms: new Map(), postings: new Map(), ids: new Map(), bySource: new Map(), retiredKeys: new Map(), byKey: new Map() };
+    ix = {
+      rules: store.rules,
+      indexed: 0,
+      pos: new Map(),
+      terms: new Map(),
+      postings: new Map(),
+      idPostings: new Map(),
+      ids: new Map(),
+      idNext: new Map(),
+      bySource: new Map(),
+      retiredKeys: new Map(),
+      byKey: new Map(),
+    };
     indexes.set(store, ix);
   }
   for (; ix.indexed < store.rules.length; ix.indexed++) {
@@ -236,25 +338,43 @@ function indexOf(store: Store): RuleIndex {
   return ix;
 }
 
+/** Add `r` to (d = 1) or remove it from (d = -1) the exact-key lists of `key` and identifier set `ids`. */
+function keyGroup(ix: RuleIndex, r: Rule, key: string, ids: string, d: 1 | -1): void {
+  let g = ix.byKey.get(key);
+  if (!g) {
+    if (d < 0) return;
+    g = { all: [], byIds: new Map() };
+    ix.byKey.set(key, g);
+  }
+  let same = g.byIds.get(ids);
+  if (!same) {
+    same = [];
+    g.byIds.set(ids, same);
+  }
+  if (d > 0) {
+    insertInOrder(ix, g.all, r);
+    insertInOrder(ix, same, r);
+  } else {
+    g.all = g.all.filter((x) => x !== r);
+    g.byIds.set(ids, same.filter((x) => x !== r));
+  }
+}
+
 /** Content terms of a rule's current text (re-indexed when the text changed). */
 function termsOfRule(ix: RuleIndex, r: Rule): string[] {
   const hit = ix.terms.get(r);
   if (hit && hit.text === r.text) return hit.terms;
   const terms = computeTerms(r.text);
-  ix.terms.set(r, { text: r.text, terms });
-  const key = `${r.globs.join("\u0000")}\u0001${terms.join(" ")}`;
-  const same = ix.byKey.get(key);
-  if (!same) ix.byKey.set(key, [r]);
-  else if (!same.includes(r)) same.push(r);
+  const key = exactKey(r.globs, terms, r.polarity);
+  const ids = identifierSet(r.text).key;
+  ix.terms.set(r, { text: r.text, terms, key, ids });
   if (hit) {
-    // Reworded (rare): unpost the terms the new wording dropped, post the ones it added.
-    for (const t of hit.terms) {
-      if (terms.includes(t)) continue;
-      const list = ix.postings.get(t);
-      if (list) ix.postings.set(t, list.filter((x) => x !== r));
-    }
-    post(ix, r, terms.filter((t) => !hit.terms.includes(t)));
-  } else post(ix, r, terms);
+    // Reworded (rare): re-post the rule under its new terms, identifiers and exact key.
+    keyGroup(ix, r, hit.key, hit.ids, -1);
+    post(ix, r, hit.terms, hit.ids, -1);
+  }
+  post(ix, r, terms, ids, 1);
+  keyGroup(ix, r, key, ids, 1);
   return terms;
 }
 
@@ -286,29 +406,97 @@ function sharedCount(a: readonly string[], b: readonly string[]): number {
 }
 
 /**
- * Rules sharing at least `minShared` content terms with `terms` (sorted, unique: contentTerms), with
- * their similarity, in store order. Prefix filtering: a rule sharing >= minShared of the |terms| terms
- * must hold one of any |terms| - minShared + 1 of them, so only that many postings are read, the
- * shortest ones. Cost: those postings, not the number of rules.
+ * The rules of several store-ordered lists, merged without repeats: from the earliest when `dir` is 1,
+ * from the latest when it is -1. Each list holds a rule at most once, so repeats are at the list heads.
  */
-function candidates(ix: RuleIndex, terms: readonly string[], minShared = 1): Cand[] {
-  if (terms.length === 0 || minShared > terms.length) return [];
-  const probe = [...terms].sort((x, y) => (ix.postings.get(x)?.length ?? 0) - (ix.postings.get(y)?.length ?? 0)).slice(0, terms.length - Math.max(1, minShared) + 1);
-  const seen = new Set<Rule>();
-  const out: Cand[] = [];
-  for (const t of probe) {
-    for (const rule of ix.postings.get(t) ?? []) {
-      if (seen.has(rule)) continue;
-      seen.add(rule);
-      const rt = termsOfRule(ix, rule);
-      const shared = sharedCount(terms, rt);
-      if (shared < minShared) continue;
-      const union = terms.length + rt.length - shared;
-      const min = Math.min(terms.length, rt.length);
-      out.push({ rule, terms: rt, shared, jaccard: union === 0 ? 0 : shared / union, overlap: min === 0 ? 0 : shared / min });
-    }
+function* merged(ix: RuleIndex, lists: readonly Rule[][], dir: 1 | -1): Generator<Rule> {
+  const at = lists.map((l) => (dir > 0 ? 0 : l.length - 1));
+  for (;;) {
+    let next: Rule | undefined;
+    let nextPos = 0;
+    lists.forEach((l, i) => {
+      const r = l[at[i] as number];
+      if (r === undefined) return;
+      const p = ix.pos.get(r) as number;
+      if (next === undefined || (dir > 0 ? p < nextPos : p > nextPos)) {
+        next = r;
+        nextPos = p;
+      }
+    });
+    if (next === undefined) return;
+    lists.forEach((l, i) => {
+      if (l[at[i] as number] === next) at[i] = (at[i] as number) + dir;
+    });
+    yield next;
   }
-  return out.sort((x, y) => (ix.pos.get(x.rule) as number) - (ix.pos.get(y.rule) as number));
+}
+
+/**
+ * Which rules a search reads: every rule (no fields), one polarity, or, for the duplicate search, one
+ * polarity and the rules whose identifiers cannot differ from a statement naming `ids` (the same set, or
+ * none; every rule when the statement names none).
+ */
+interface Scope {
+  polarity?: "pos" | "neg";
+  ids?: string;
+}
+
+const NONE: Rule[] = [];
+
+/** The posting lists of `term` within `scope` (disjoint: a rule is in at most one of them). */
+function listsFor(ix: RuleIndex, term: string, scope: Scope): Rule[][] {
+  const p = scope.polarity;
+  if (p === undefined) return [ix.postings.get(postingKey("pos", term)) ?? NONE, ix.postings.get(postingKey("neg", term)) ?? NONE];
+  if (scope.ids === undefined || scope.ids === "") return [ix.postings.get(postingKey(p, term)) ?? NONE];
+  return [ix.idPostings.get(idPostingKey(p, scope.ids, term)) ?? NONE, ix.idPostings.get(idPostingKey(p, "", term)) ?? NONE];
+}
+
+/** `rule` as a candidate for a statement with content terms `terms`, or undefined when they share fewer than `minShared`. */
+function toCand(ix: RuleIndex, terms: readonly string[], minShared: number, rule: Rule): Cand | undefined {
+  const rt = termsOfRule(ix, rule);
+  const shared = sharedCount(terms, rt);
+  if (shared < minShared) return undefined;
+  const union = terms.length + rt.length - shared;
+  const min = Math.min(terms.length, rt.length);
+  return { rule, terms: rt, shared, jaccard: union === 0 ? 0 : shared / union, overlap: min === 0 ? 0 : shared / min };
+}
+
+/**
+ * Rules in `scope` sharing at least `minShared` content terms with `terms` (sorted, unique: contentTerms),
+ * with their similarity, in store order: all of them when there are at most `cap`, else the cap / 2
+ * earliest and the cap / 2 latest (CANDIDATE_CAP). Prefix filtering: a rule sharing >= minShared of the
+ * |terms| terms must hold one of any |terms| - minShared + 1 of them, so only that many terms' postings
+ * are read, the shortest ones, from both ends. Cost: the posting entries read until the cap is met, not
+ * the number of rules.
+ */
+function candidates(ix: RuleIndex, terms: readonly string[], minShared = 1, scope: Scope = {}, cap = CANDIDATE_CAP): Cand[] {
+  if (terms.length === 0 || minShared > terms.length) return [];
+  const probe = terms
+    .map((t) => {
+      const lists = listsFor(ix, t, scope);
+      return { lists, size: lists.reduce((n, l) => n + l.length, 0) };
+    })
+    .sort((x, y) => x.size - y.size)
+    .slice(0, terms.length - Math.max(1, minShared) + 1)
+    .flatMap((p) => p.lists);
+  const head: Cand[] = [];
+  let headEnd = -1;
+  for (const rule of merged(ix, probe, 1)) {
+    if (head.length >= Math.ceil(cap / 2)) {
+      // Cap met from the front: the rest come from the back, down to (not including) the last one read.
+      const tail: Cand[] = [];
+      for (const r of merged(ix, probe, -1)) {
+        if (tail.length >= Math.floor(cap / 2) || (ix.pos.get(r) as number) <= headEnd) break;
+        const c = toCand(ix, terms, minShared, r);
+        if (c) tail.push(c);
+      }
+      return head.concat(tail.reverse());
+    }
+    headEnd = ix.pos.get(rule) as number;
+    const c = toCand(ix, terms, minShared, rule);
+    if (c) head.push(c);
+  }
+  return head;
 }
 
 function addSource(rule: Rule, src: RuleSource, ix?: RuleIndex): boolean {
@@ -410,10 +598,25 @@ export function findRefinementTarget(store: Store, text: string): Rule | undefin
   return best;
 }
 
+/** Collision suffixes of the form "x", "xx", ... up to this many x's (the ids earlier versions gave); then "x" + k. */
+const MAX_X_SUFFIX = 8;
+
+/**
+ * A free rule id for `base` (ruleId): base itself, else base + "x", "xx", ... (MAX_X_SUFFIX x's), then
+ * base + "x9", "x10", ... Resumes where the last search for the same base stopped, so k rules sharing a
+ * base (same content terms and globs, different identifiers) cost O(k) in total and ids stay short.
+ */
+function freeId(ix: RuleIndex, base: string): string {
+  for (let k = ix.idNext.get(base) ?? 0; ; k++) {
+    const id = k === 0 ? base : k <= MAX_X_SUFFIX ? `${base}${"x".repeat(k)}` : `${base}x${k}`;
+    if (ix.ids.has(id)) continue;
+    ix.idNext.set(base, k + 1);
+    return id;
+  }
+}
+
 function newRule(st: Statement, terms: string[], store: Store): Rule {
-  const ids = indexOf(store).ids;
-  let id = ruleId(terms.join(" ") || st.text, st.globs);
-  while (ids.has(id)) id = `${id}x`;
+  const id = freeId(indexOf(store), ruleId(terms.join(" ") || st.text, st.globs));
   const r: Rule = {
     id,
     text: st.text,
@@ -429,6 +632,26 @@ function newRule(st: Statement, terms: string[], store: Store): Rule {
   if (st.until) r.until = st.until;
   if (st.keepAsPermission) r.kind = "permission";
   return r;
+}
+
+/**
+ * The earliest rule that restates `st` word for word as far as consolidation can tell: same exact key
+ * (globs, content terms, polarity), no differing identifier (the same set, or one side naming none) and
+ * no template substitution. Map lookups, then at most CANDIDATE_CAP rules of the key in store order.
+ */
+function exactDuplicate(ix: RuleIndex, st: Statement, terms: readonly string[], polarity: "pos" | "neg"): Cand | undefined {
+  if (terms.length === 0) return undefined;
+  const g = ix.byKey.get(exactKey(st.globs, terms, polarity));
+  if (!g) return undefined;
+  const ids = identifierSet(st.text).key;
+  const lists = ids === "" ? [g.all] : [g.byIds.get(ids) ?? [], g.byIds.get("") ?? []];
+  let looked = 0;
+  for (const r of merged(ix, lists, 1)) {
+    if (++looked > CANDIDATE_CAP) break;
+    if (!sameGlobs(r.globs, st.globs) || templateSubstitution(st.text, r.text)) continue;
+    return { rule: r, terms: termsOfRule(ix, r), shared: terms.length, jaccard: 1, overlap: 1 };
+  }
+  return undefined;
 }
 
 /**
@@ -448,7 +671,10 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
 
   if (st.kind === "retraction") {
     let target = findTarget(store, st.text);
-    if (!target && terms.length === 0 && recent) target = store.rules.find((r) => r.id === recent && r.status === "active");
+    if (!target && terms.length === 0 && recent) {
+      const r = ix.ids.get(recent);
+      if (r?.status === "active") target = r;
+    }
     if (!target) return { action: "no-target", retired: [] };
     const retired = [target.id];
     if (st.keepAsPermission) {
@@ -467,16 +693,10 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   // Candidates share a term (Jaccard >= DUPLICATE_JACCARD > 0 needs one); a term-less statement is never a duplicate.
   // Fast path for a restatement: a rule with the very same key (earliest first). A rule added after a near-
   // duplicate of it would have merged into that one, so the earliest exact match is the first duplicate.
-  const key = terms.join(" ");
-  const exact = (ix.byKey.get(`${st.globs.join("\u0000")}\u0001${key}`) ?? [])
-    .filter((r) => termsOfRule(ix, r).join(" ") === key)
-    .map((r): Cand => ({ rule: r, terms: termsOfRule(ix, r), shared: terms.length, jaccard: 1, overlap: 1 }));
-  exact.sort((x, y) => (ix.pos.get(x.rule) as number) - (ix.pos.get(y.rule) as number));
-  const exactDup = exact.find(
-    (c) => terms.length > 0 && c.rule.polarity === polarity && sameGlobs(c.rule.globs, st.globs) && !identifiersDiffer(st.text, c.rule.text) && !templateSubstitution(st.text, c.rule.text),
-  );
+  const exactDup = exactDuplicate(ix, st, terms, polarity);
   // Jaccard >= DUPLICATE_JACCARD implies shared >= DUPLICATE_JACCARD x |terms| (the union holds all of them).
-  for (const sim of exactDup ? [exactDup] : candidates(ix, terms, Math.max(1, Math.ceil(DUPLICATE_JACCARD * terms.length - 1e-9)))) {
+  const dupScope = { polarity, ids: identifierSet(st.text).key };
+  for (const sim of exactDup ? [exactDup] : candidates(ix, terms, Math.max(1, Math.ceil(DUPLICATE_JACCARD * terms.length - 1e-9)), dupScope)) {
     const r = sim.rule;
     if (sim.jaccard < DUPLICATE_JACCARD || !sameGlobs(r.globs, st.globs) || r.polarity !== polarity) continue;
     const rt = sim.terms;
@@ -521,7 +741,8 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
 
   // Contradiction: same content, opposite polarity, same scope -> the later statement replaces the earlier.
   const retired: string[] = [];
-  for (const sim of candidates(ix, terms, 2)) {
+  // Both tests below need 3 shared terms when the statement has 3 or more (Jaccard >= 0.8 of a union of >= 3).
+  for (const sim of candidates(ix, terms, Math.min(3, Math.max(2, terms.length)), { polarity: polarity === "pos" ? "neg" : "pos" })) {
     const r = sim.rule;
     if (r.status !== "active" || !sameGlobs(r.globs, st.globs) || r.polarity === polarity) continue;
     if (((sim.shared >= 2 && sim.jaccard >= 0.8) || (sim.shared >= 3 && sim.overlap >= 0.8)) && !templateSubstitution(st.text, r.text)) {

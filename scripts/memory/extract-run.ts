@@ -27,6 +27,8 @@ export interface RunTuning {
   batch?: number;
   /** Collect every verdict (for --explain and the bench). */
   verdicts?: Verdict[];
+  /** Called after each statement is consolidated, with the number consolidated so far in this run (tests send a signal from it). */
+  onConsolidated?: (statements: number) => void;
 }
 
 /** User messages longer than this (characters) are pastes, not rules: skipped before redaction. */
@@ -37,6 +39,13 @@ export const BATCH_UTTERANCES = 2000;
 
 /** Lines read between two checks for SIGTERM/SIGINT (each check yields one event-loop turn). */
 export const CHECK_EVERY_LINES = 1000;
+
+/**
+ * Statements consolidated between two event-loop turns, so a SIGTERM/SIGINT handler can run during a long
+ * consolidation (the flag itself is checked before every statement). Each statement costs at most
+ * CANDIDATE_CAP candidate rules (consolidate.ts), so 256 of them take milliseconds, not seconds.
+ */
+export const CHECK_EVERY_STATEMENTS = 256;
 
 /** Borderline band around the threshold in which `--llm` is asked (score units). */
 export const LLM_BAND = 1.5;
@@ -115,6 +124,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     let lastUtterance = -1;
     const userLevel = isUserRulesDir(rulesDir);
     const redactWarnings = new Set<string>();
+    let consolidated = 0;
     const processBatch = async (batch: typeof utterances): Promise<void> => {
       if (batch.length === 0) return;
       // Redact whole utterances first (secrets can span sentence ends), then split.
@@ -149,12 +159,15 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
           since++;
         }
         if (!v.keep) continue;
+        // Interrupted mid-batch: stop before this statement; the store is only in memory, nothing is written.
+        trap.check();
         // A bare "scratch that" retracts the rule added in the previous user turn or the same one.
         let res = applyStatement(store, toStatement(v), since <= 1 ? recent : undefined);
-        if (res.action === "no-target") {
-          if (v.score < DURABLE_THRESHOLD) continue;
-          res = applyStatement(store, { ...toStatement(v), kind: "rule" });
-        }
+        if (res.action === "no-target" && v.score >= DURABLE_THRESHOLD) res = applyStatement(store, { ...toStatement(v), kind: "rule" });
+        consolidated++;
+        tuning.onConsolidated?.(consolidated);
+        if (consolidated % CHECK_EVERY_STATEMENTS === 0) await yieldAndCheck(trap);
+        if (res.action === "no-target") continue;
         if (res.action === "duplicate-source") continue;
         report.kept++;
         if (res.action === "added" || res.action === "refined") report.added++;

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { regexClassifier } from "../../scripts/engine/classify.js";
-import { runExtract } from "../../scripts/memory/extract-run.js";
+import { runExtract, type RunTuning } from "../../scripts/memory/extract-run.js";
 import type { ExtractReport } from "../../scripts/memory/api.js";
 import { loadStore } from "../../scripts/memory/state.js";
 
@@ -13,7 +13,7 @@ export function tempProject(): { dir: string; transcript: string; rulesDir: stri
 }
 
 /** Write the transcript and run one extraction with the regex classifier tier (deterministic, no model file). */
-export async function extractText(p: { transcript: string; rulesDir: string }, body: string | Buffer | null, extra: Partial<Parameters<typeof runExtract>[0]> = {}, tuning = {}): Promise<ExtractReport> {
+export async function extractText(p: { transcript: string; rulesDir: string }, body: string | Buffer | null, extra: Partial<Parameters<typeof runExtract>[0]> = {}, tuning: RunTuning = {}): Promise<ExtractReport> {
   if (body !== null) writeFileSync(p.transcript, body);
   return runExtract({ transcriptPath: p.transcript, rulesDir: p.rulesDir, classifier: regexClassifier, ...extra }, tuning);
 }
