@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readSync, renameSync, writeFileSync, writeSyn
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError, WriteError } from "./errors.js";
+import { visible } from "./terminal.js";
 
 /** Re-exported: the class lives with the other error classes in scripts/errors.ts. */
 export { WriteError };
@@ -77,6 +78,14 @@ export function writeStdout(text: string): void {
       sleepMs(1);
     }
   }
+}
+
+/**
+ * Write one diagnostic line to standard error: `triage: <text>\n`, with `text` passed through
+ * visible() (it often quotes a file name or the user's text). E.g. stderrLine(`warning: ${w}`).
+ */
+export function stderrLine(text: string): void {
+  process.stderr.write(`triage: ${visible(text)}\n`);
 }
 
 const strict = new TextDecoder("utf-8", { fatal: true });

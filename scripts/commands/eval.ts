@@ -3,6 +3,7 @@ import { formatMetrics } from "../engine/metrics.js";
 import { loadLabelledData } from "../data.js";
 import { evaluateDocs } from "../evaluate.js";
 import { loadClassifier, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 
 export function registerEval(program: Command): void {
   program
@@ -19,11 +20,11 @@ export function registerEval(program: Command): void {
         writeStdout(`${JSON.stringify(metrics)}\n`);
         return;
       }
-      writeStdout(`${formatMetrics(`${data} (${classifier.name} tier)`, metrics)}\n`);
+      writeStdout(`${formatMetrics(`${visible(data)} (${classifier.name} tier)`, metrics)}\n`);
       if (opts.errors) {
         for (const p of predictions) {
           if (p.gold !== p.pred) {
-            writeStdout(`${p.group}:${p.line} gold=${p.gold} pred=${p.pred} ${p.confidence.toFixed(2)} | ${p.text.split("\n")[0]?.slice(0, 120)}\n`);
+            writeStdout(`${visible(`${p.group}:${p.line} gold=${p.gold} pred=${p.pred} ${p.confidence.toFixed(2)} | ${p.text.split("\n")[0]?.slice(0, 120)}`)}\n`);
           }
         }
       }

@@ -4,7 +4,8 @@ import type { Command } from "commander";
 import { classifyMarkdown } from "../engine/classify.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { UsageError } from "../errors.js";
-import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic } from "../io.js";
+import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic } from "../io.js";
+import { visible } from "../terminal.js";
 import { buildLlmPrompt, parseLlmAnswer } from "../llm.js";
 import { runShell } from "../memory/llm.js";
 
@@ -74,7 +75,7 @@ export function registerLabel(program: Command): void {
       let agree = 0;
       for (const f of files) {
         const input = readInput(f);
-        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        for (const w of input.warnings) stderrLine(`warning: ${w}`);
         for (const u of classifyMarkdown(input.text, classifier)) {
           // Headings are classified but not scored or trained on (labelling-rules.md), so not candidates.
           if (u.type === "structure" || u.kind === "heading") continue;
@@ -117,7 +118,7 @@ export function registerLabel(program: Command): void {
       }
       writeFileAtomic(opts.output, rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : ""));
       const counts = TYPES.map((t) => `${rows.filter((r) => r.type === t).length} ${t}`).join(", ");
-      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${opts.output} (${counts})\n`);
+      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${visible(opts.output)} (${counts})\n`);
       if (opts.llm) {
         process.stderr.write(`llm: ${llmCalls} calls, ${llmFailures} failed (kept the ${classifier.name} label), agreement with ${classifier.name} ${llmCalls - llmFailures ? `${((agree / (llmCalls - llmFailures)) * 100).toFixed(1)}%` : "n/a (no answers)"}\n`);
       }

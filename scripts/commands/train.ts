@@ -9,6 +9,7 @@ import { packStems } from "../engine/tokenize.js";
 import { loadLabelledData } from "../data.js";
 import { UsageError } from "../errors.js";
 import { refuseOverwrite, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 import { evaluateDocs } from "../evaluate.js";
 import { writeModel } from "../model-file.js";
 
@@ -137,12 +138,12 @@ export function registerTrain(program: Command): void {
       };
       if (test) {
         const r = evaluateDocs(test.docs, modelClassifier(model));
-        writeStdout(`${formatMetrics(`test (${opts.test})`, r.metrics)}\n\n`);
+        writeStdout(`${formatMetrics(`test (${visible(opts.test ?? "")})`, r.metrics)}\n\n`);
         model.metadata.test = summarizeMetrics(r.metrics);
       }
       const bytes = writeModel(opts.output, model);
       writeStdout(
-        `wrote ${opts.output}: ${fit.terms.length} terms, ${(bytes / 1024).toFixed(0)} KiB, ${examples.length} training units, ` +
+        `wrote ${visible(opts.output)}: ${fit.terms.length} terms, ${(bytes / 1024).toFixed(0)} KiB, ${examples.length} training units, ` +
           `temperature ${temperature.toFixed(3)}, ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
       );
     });
