@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import * as z from "zod/mini";
@@ -6,6 +6,7 @@ import { estimateTokens } from "../engine/budget.js";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
 import { TriageError, UsageError } from "../errors.js";
+import { INPUT_MAX_BYTES, readFileCapped } from "../files.js";
 import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic, writeStdout } from "../io.js";
 import { visible } from "../terminal.js";
 import { decompose, type MemoryDoc } from "../operators/decompose.js";
@@ -26,7 +27,7 @@ export function ownedByPreviousRun(dir: string): Set<string> {
   const manifest = join(dir, "manifest.json");
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(manifest, "utf8"));
+    raw = JSON.parse(readFileCapped(manifest, { maxBytes: INPUT_MAX_BYTES }).toString("utf8"));
   } catch {
     return new Set();
   }

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { formatMetrics } from "../engine/metrics.js";
 import { loadLabelledData } from "../data.js";
 import { evaluateDocs } from "../evaluate.js";
-import { loadClassifier, writeStdout } from "../io.js";
+import { loadClassifier, stderrLine, writeStdout } from "../io.js";
 import { visible } from "../terminal.js";
 
 export function registerEval(program: Command): void {
@@ -15,7 +15,9 @@ export function registerEval(program: Command): void {
     .option("--json", "print the metrics as JSON")
     .action((data: string, opts: { model?: string; errors?: boolean; json?: boolean }) => {
       const classifier = loadClassifier(opts.model);
-      const { metrics, predictions } = evaluateDocs(loadLabelledData(data).docs, classifier);
+      const loaded = loadLabelledData(data);
+      for (const w of loaded.warnings) stderrLine(`warning: ${w}`);
+      const { metrics, predictions } = evaluateDocs(loaded.docs, classifier);
       if (opts.json) {
         writeStdout(`${JSON.stringify(metrics)}\n`);
         return;
