@@ -8,6 +8,7 @@ import { Command, CommanderError } from "commander";
 import { TriageError } from "./errors.js";
 import { COMMAND_NAMES, registerCommands } from "./commands/index.js";
 import { loadClassifier, writeStdout } from "./io.js";
+import { visible } from "./terminal.js";
 import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
 
 /**
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   program.configureOutput({
     writeOut: (s) => writeStdout(s),
     writeErr: (s) => process.stderr.write(s),
-    outputError: (s, write) => write(`triage: ${s.replace(/^error: /, "").trim()}\n`),
+    outputError: (s, write) => write(`triage: ${visible(s.replace(/^error: /, "").trim())}\n`),
   });
   // `triage help <command>` is `triage <command> --help` (the program has its own action for --self-check).
   // `triage help` alone is `triage --help`.
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     process.argv[2] !== "help" ? process.argv : process.argv[3] ? [...process.argv.slice(0, 2), process.argv[3], "--help"] : [...process.argv.slice(0, 2), "--help"];
   const first = argv[2];
   if (first !== undefined && !first.startsWith("-") && !COMMAND_NAMES.includes(first)) {
-    process.stderr.write(`triage: unknown command '${first}' (see 'triage --help')\n`);
+    process.stderr.write(`triage: unknown command '${visible(first)}' (see 'triage --help')\n`);
     process.exit(1);
   }
   await registerCommands(program, argv);
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
     const classifier = loadClassifier(opts.model);
     const failures = runSelfCheck(classifier);
     if (failures.length) {
-      for (const f of failures) process.stderr.write(`triage: self-check: ${f}\n`);
+      for (const f of failures) process.stderr.write(`triage: self-check: ${visible(f)}\n`);
       process.exitCode = 1;
       return;
     }
@@ -62,12 +63,13 @@ async function main(): Promise<void> {
     if (err instanceof CommanderError) {
       process.exitCode = err.exitCode === 0 ? 0 : 1;
     } else if (err instanceof TriageError) {
-      process.stderr.write(`triage: ${err.message}\n`);
+      // visible(): messages quote user input (paths, arguments, the rules of COMPACTION_UNSAFE).
+      process.stderr.write(`triage: ${visible(err.message)}\n`);
       if (program.opts().debug) process.stderr.write(`${err.stack}\n`);
       process.exitCode = err.exitCode;
     } else {
       const e = err as Error;
-      process.stderr.write(`triage: internal error: ${e?.message ?? String(err)}\n`);
+      process.stderr.write(`triage: internal error: ${visible(e?.message ?? String(err))}\n`);
       if (program.opts().debug || process.argv.includes("--debug")) process.stderr.write(`${e?.stack}\n`);
       process.exitCode = 1;
     }

@@ -20,6 +20,21 @@ export class UsageError extends TriageError {
   }
 }
 
+/**
+ * A file or folder could not be read: `cannot read <path>: <reason>` (exit 1). `reason` is the part
+ * after the colon ("no such file", "not a regular file (character device)", an errno code, ...);
+ * `errno` is the system error code when there was one (ENOENT, EACCES, ...).
+ */
+export class ReadError extends UsageError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    readonly errno?: string,
+  ) {
+    super(`cannot read ${path}: ${reason}`);
+  }
+}
+
 /** A model file that is missing, corrupt, or of another format version (exit 1). */
 export class ModelError extends TriageError {
   constructor(message: string) {

@@ -2,10 +2,12 @@
  * File and stdin I/O at the edge: byte-safe decoding, atomic writes, model loading.
  * The engine never imports this module.
  */
-import { existsSync, readFileSync, readSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError, WriteError } from "./errors.js";
+import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./files.js";
+import { visible } from "./terminal.js";
 
 /** Re-exported: the class lives with the other error classes in scripts/errors.ts. */
 export { WriteError };
@@ -15,11 +17,6 @@ export interface DecodedInput {
   name: string;
   text: string;
   warnings: string[];
-}
-
-/** Block the thread for `ms` milliseconds (a retry pause in synchronous I/O loops). */
-function sleepMs(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**
@@ -79,6 +76,14 @@ export function writeStdout(text: string): void {
   }
 }
 
+/**
+ * Write one diagnostic line to standard error: `triage: <text>\n`, with `text` passed through
+ * visible() (it often quotes a file name or the user's text). E.g. stderrLine(`warning: ${w}`).
+ */
+export function stderrLine(text: string): void {
+  process.stderr.write(`triage: ${visible(text)}\n`);
+}
+
 const strict = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8", { fatal: false });
 
@@ -100,47 +105,28 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
 }
 
 /**
- * All of standard input as bytes. A non-blocking stdin (EAGAIN: the parent set O_NONBLOCK on a pipe)
- * is read in a loop that waits 1 ms whenever no data is ready, until end of input. Throws UsageError
- * for a folder on stdin and for other read errors.
+ * All of standard input as bytes (a pipe, a file or a terminal), at most INPUT_MAX_BYTES. Throws
+ * UsageError for a folder on stdin, for more than INPUT_MAX_BYTES (`yes | triage classify -` stops
+ * with a message instead of filling memory) and for other read errors.
  */
 function readStdin(): Buffer {
-  const chunks: Buffer[] = [];
-  const chunk = Buffer.allocUnsafe(1 << 16);
-  for (;;) {
-    let n: number;
-    try {
-      n = readSync(0, chunk, 0, chunk.length, null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "EAGAIN") {
-        sleepMs(1);
-        continue;
-      }
-      if (code === "EOF") break;
-      throw new UsageError(`cannot read -: ${code === "EISDIR" ? "is a directory" : (code ?? (e as Error).message)}`);
-    }
-    if (n === 0) break;
-    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  try {
+    return readFd(0, "-", INPUT_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read -: ${code === "EISDIR" ? "is a directory" : (code ?? (e as Error).message)}`);
   }
-  return Buffer.concat(chunks);
 }
 
-/** Read a file path, or stdin for "-". Throws UsageError (one line) when the path cannot be read. */
+/**
+ * Read a file path, or stdin for "-", as decoded text. The path must be a regular file or a pipe
+ * (`<(cmd)`), at most INPUT_MAX_BYTES: a device such as /dev/zero is refused, not read forever.
+ * Throws UsageError (one line, `cannot read <path>: <why>`) when the path cannot be read.
+ */
 export function readInput(path: string): DecodedInput {
   if (path === "-") return decodeBytes(readStdin(), "-");
-  let st: ReturnType<typeof statSync>;
-  try {
-    st = statSync(path);
-  } catch {
-    throw new UsageError(`cannot read ${path}: no such file`);
-  }
-  if (st.isDirectory()) throw new UsageError(`cannot read ${path}: is a directory`);
-  try {
-    return decodeBytes(readFileSync(path), path);
-  } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  return decodeBytes(readFileCapped(path, { maxBytes: INPUT_MAX_BYTES, pipes: true }), path);
 }
 
 
@@ -260,9 +246,9 @@ import { regexClassifier } from "./engine/classify.js";
 import { loadModelClassifier } from "./model-file.js";
 
 /**
- * Load the classifier for `--model PATH`: "/dev/null" (or an empty file) selects the regex tier;
- * no path selects the bundled model/model.json. Throws ModelError for a missing, corrupt or
- * mismatched model file.
+ * Load the classifier for `--model PATH`: "/dev/null" (NUL on Windows) selects the regex tier, by
+ * name; no path selects the bundled model/model.json. Throws ModelError for a missing, empty,
+ * corrupt or mismatched model file, a file that is not regular (/dev/zero) or one over MODEL_MAX_BYTES.
  */
 export function loadClassifier(modelPath?: string): Classifier {
   if (modelPath === "/dev/null" || modelPath === "NUL") return regexClassifier;

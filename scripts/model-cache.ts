@@ -13,10 +13,11 @@
  * written atomically at a successful exit (mode 0600, folder 0700); the newest KEEP stay. Any
  * problem reading or writing one only means loading from model.json.
  */
-import { type BigIntStats, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { type BigIntStats, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { PreparedModel } from "./engine/model.js";
 import { TYPES } from "./engine/types.js";
+import { readFileCapped } from "./files.js";
 import { makeDirs, replaceAtomically } from "./io.js";
 
 const MAGIC = 0x434d544b; // "KTMC" read as a little-endian u32
@@ -152,18 +153,15 @@ export function cachedPreparedModel(path: string, dir: string, build: string, lo
   const file = join(dir, modelCacheName(key));
   let status: ModelCacheStatus = "miss";
   try {
-    // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
-    const cst = statSync(file);
-    if (cst.isFile() && cst.size < MAX_BYTES) {
-      const p = decodeModelCache(readFileSync(file), key);
-      if (p) {
-        report?.("hit", file);
-        return p;
-      }
-      status = "rejected";
+    // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end): ReadError otherwise.
+    const p = decodeModelCache(readFileCapped(file, { maxBytes: MAX_BYTES }), key);
+    if (p) {
+      report?.("hit", file);
+      return p;
     }
+    status = "rejected";
   } catch {
-    // no cache file
+    // no cache file, or not a regular file of at most MAX_BYTES
   }
   report?.(status, file);
   const p = load();

@@ -4,12 +4,12 @@
  * the same training run gives byte-identical files.
  */
 import { isAscii } from "node:buffer";
-import { readFileSync, statSync } from "node:fs";
 import type { Classifier } from "./engine/classify.js";
 import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelBytes, type ModelFile, type PreparedModel, prepareModel, preparedClassifier } from "./engine/model.js";
 import { cachedPreparedModel } from "./model-cache.js";
 import { isOff, loaderInfo } from "./runtime.js";
-import { ModelError } from "./errors.js";
+import { ModelError, ReadError } from "./errors.js";
+import { MODEL_MAX_BYTES, readFileCapped } from "./files.js";
 import { writeFileAtomic } from "./io.js";
 
 /** Parse and validate model JSON text. Throws ModelError naming the first problem. */
@@ -40,18 +40,22 @@ export function parseModel(text: string, path: string): ModelFile {
   return r.data;
 }
 
-/** Read and validate a model file. Throws ModelError if missing, unreadable or invalid. */
+/**
+ * Read and validate a model file. Throws ModelError if missing, unreadable or invalid, if it is not a
+ * regular file (a device such as /dev/zero would never end: `--model /dev/null` is handled before, by
+ * loadClassifier) or if it is larger than MODEL_MAX_BYTES.
+ */
 export function readModel(path: string): ModelFile {
   let text: string;
   try {
-    if (statSync(path).isDirectory()) throw new ModelError(`${path}: is a directory, not a model file`);
     // Model files are written ASCII-only (writeModel): taken as latin1 straight into a one-byte string,
     // ~1.5 ms less than UTF-8 decoding 0.7 MB at every start; any other file is decoded as UTF-8.
-    const bytes = readFileSync(path);
+    const bytes = readFileCapped(path, { maxBytes: MODEL_MAX_BYTES });
     text = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   } catch (e) {
-    if (e instanceof ModelError) throw e;
-    throw new ModelError(`cannot read model ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (!(e instanceof ReadError)) throw e;
+    if (e.errno === "EISDIR") throw new ModelError(`${path}: is a directory, not a model file`);
+    throw new ModelError(`cannot read model ${path}: ${e.errno ?? e.reason}`);
   }
   if (text.trim() === "") throw new ModelError(`${path}: empty model file (use --model /dev/null for the regex tier)`);
   return parseModel(text, path);

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { classifyMarkdown } from "../engine/classify.js";
 import { TYPES, type ClassifiedUnit } from "../engine/types.js";
-import { loadClassifier, readInput, writeStdout } from "../io.js";
+import { loadClassifier, readInput, stderrLine, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 import { UsageError } from "../errors.js";
 
 /** One row of `triage classify --json` (see ClassifyRowSchema in schemas.ts). */
@@ -40,14 +41,6 @@ const ABBR: Record<string, string> = {
   episodic: "episodic",
 };
 
-/**
- * Control characters, DEL/C1 and bidirectional overrides shown as \\u escapes in the table: a memory
- * file's text must not clear, retitle or reorder the user's terminal. (--json keeps the exact text.)
- */
-function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 /** At most `width` UTF-16 units with "…" when cut, never splitting a surrogate pair (an emoji). */
 function truncate(text: string, width: number): string {
   if (text.length <= width) return text;
@@ -64,7 +57,7 @@ export function renderTable(rows: ClassifyRow[], width = 100): string {
   for (const r of rows) {
     if (r.file !== file) {
       file = r.file;
-      out.push(`== ${file}`);
+      out.push(`== ${visible(file)}`);
     }
     const range = r.endLine > r.line ? `${r.line}-${r.endLine}` : `${r.line}`;
     const first = visible(r.text.split("\n")[0]?.trim() ?? "");
@@ -90,7 +83,7 @@ export function registerClassify(program: Command): void {
       const perFile: Array<{ file: string; count: number }> = [];
       for (const f of files) {
         const input = readInput(f);
-        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        for (const w of input.warnings) stderrLine(`warning: ${w}`);
         const fileRows = toRows(f, classifyMarkdown(input.text, classifier));
         perFile.push({ file: f, count: fileRows.length });
         for (const r of fileRows) rows.push(r); // not push(...rows): a spread of 125,000+ arguments overflows the stack
@@ -105,7 +98,7 @@ export function registerClassify(program: Command): void {
       for (const n of perFile) {
         const fileRows = rows.slice(start, start + n.count);
         start += n.count;
-        out.push(fileRows.length ? renderTable(fileRows) : `== ${n.file}\n`);
+        out.push(fileRows.length ? renderTable(fileRows) : `== ${visible(n.file)}\n`);
       }
       // The count line is printed always (also for 0 units); --summary is kept for compatibility.
       const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));

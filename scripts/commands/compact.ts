@@ -3,7 +3,7 @@ import { resolveBudget, estimateTokens } from "../engine/budget.js";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../errors.js";
-import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic, writeStdout } from "../io.js";
+import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic, writeStdout } from "../io.js";
 import { compact } from "../operators/compact.js";
 import { CompactReportSchema } from "../operators/schemas.js";
 
@@ -78,7 +78,7 @@ export function registerCompact(program: Command): void {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       const input = readInput(file);
       if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
-      for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+      for (const w of input.warnings) stderrLine(`warning: ${w}`);
       const units = classifyForOperators(segment(input.text), loadClassifier(opts.model));
       const inputTokens = units.length ? estimateTokens(`${units.map((u) => u.text).join("\n")}\n`) : 0;
       const budget = budgetFromFlags(opts, inputTokens);
@@ -104,7 +104,7 @@ export function registerCompact(program: Command): void {
       } else if (!opts.output) {
         writeStdout(result.text);
       } else {
-        process.stderr.write(`triage: compacted ${result.before} -> ${result.after} tokens (budget ${budget}); wrote ${opts.output}\n`);
+        stderrLine(`compacted ${result.before} -> ${result.after} tokens (budget ${budget}); wrote ${opts.output}`);
       }
     });
 }

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import * as z from "zod/mini";
@@ -6,7 +6,9 @@ import { estimateTokens } from "../engine/budget.js";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
 import { TriageError, UsageError } from "../errors.js";
-import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic, writeStdout } from "../io.js";
+import { INPUT_MAX_BYTES, readFileCapped } from "../files.js";
+import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 import { decompose, type MemoryDoc } from "../operators/decompose.js";
 import { ManifestSchema } from "../operators/schemas.js";
 import { budgetFromFlags, pinMassFlag } from "./compact.js";
@@ -25,7 +27,7 @@ export function ownedByPreviousRun(dir: string): Set<string> {
   const manifest = join(dir, "manifest.json");
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(manifest, "utf8"));
+    raw = JSON.parse(readFileCapped(manifest, { maxBytes: INPUT_MAX_BYTES }).toString("utf8"));
   } catch {
     return new Set();
   }
@@ -74,7 +76,7 @@ export function registerDecompose(program: Command): void {
       const classifier = loadClassifier(opts.model);
       const docs: MemoryDoc[] = files.map((f) => {
         const input = readInput(f);
-        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        for (const w of input.warnings) stderrLine(`warning: ${w}`);
         return { name: f, units: classifyForOperators(segment(input.text), classifier) };
       });
       const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
@@ -115,7 +117,7 @@ export function registerDecompose(program: Command): void {
       if (opts.json) writeStdout(`${JSON.stringify(manifest)}\n`);
       else {
         const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);
-        writeStdout(`${result.partitions.length} partitions, ${result.rules.length} rules, ${copies} rule copies, 0 locality violations; wrote ${join(dir, "manifest.json")}\n`);
+        writeStdout(`${result.partitions.length} partitions, ${result.rules.length} rules, ${copies} rule copies, 0 locality violations; wrote ${visible(join(dir, "manifest.json"))}\n`);
       }
     });
 }

@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { formatMetrics } from "../engine/metrics.js";
 import { loadLabelledData } from "../data.js";
 import { evaluateDocs } from "../evaluate.js";
-import { loadClassifier, writeStdout } from "../io.js";
+import { loadClassifier, stderrLine, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 
 export function registerEval(program: Command): void {
   program
@@ -14,16 +15,18 @@ export function registerEval(program: Command): void {
     .option("--json", "print the metrics as JSON")
     .action((data: string, opts: { model?: string; errors?: boolean; json?: boolean }) => {
       const classifier = loadClassifier(opts.model);
-      const { metrics, predictions } = evaluateDocs(loadLabelledData(data).docs, classifier);
+      const loaded = loadLabelledData(data);
+      for (const w of loaded.warnings) stderrLine(`warning: ${w}`);
+      const { metrics, predictions } = evaluateDocs(loaded.docs, classifier);
       if (opts.json) {
         writeStdout(`${JSON.stringify(metrics)}\n`);
         return;
       }
-      writeStdout(`${formatMetrics(`${data} (${classifier.name} tier)`, metrics)}\n`);
+      writeStdout(`${formatMetrics(`${visible(data)} (${classifier.name} tier)`, metrics)}\n`);
       if (opts.errors) {
         for (const p of predictions) {
           if (p.gold !== p.pred) {
-            writeStdout(`${p.group}:${p.line} gold=${p.gold} pred=${p.pred} ${p.confidence.toFixed(2)} | ${p.text.split("\n")[0]?.slice(0, 120)}\n`);
+            writeStdout(`${visible(`${p.group}:${p.line} gold=${p.gold} pred=${p.pred} ${p.confidence.toFixed(2)} | ${p.text.split("\n")[0]?.slice(0, 120)}`)}\n`);
           }
         }
       }

@@ -4,7 +4,8 @@ import { UsageError } from "../errors.js";
 import { defaultRulesDir } from "../memory/api.js";
 import { EXPORT_FORMATS, exportRules, planExport, type ExportFormat } from "../memory/export.js";
 import { readRuleFiles } from "../memory/pinned.js";
-import { writeStdout } from "../io.js";
+import { stderrLine, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 
 /** `triage export --format cursor|copilot|windsurf|agents|gemini [--rules-dir DIR] [--out DIR] [--stdout]`. */
 export function registerExport(program: Command): void {
@@ -28,8 +29,8 @@ export function registerExport(program: Command): void {
         return;
       }
       const r = exportRules(rulesDir, opts.out ?? process.cwd(), format, { force: opts.force });
-      if (r.rules === 0) process.stderr.write(`triage: no rules in ${rulesDir}\n`);
-      for (const f of r.files) writeStdout(`wrote ${f}\n`);
-      for (const f of r.removed) writeStdout(`removed ${f}\n`);
+      if (r.rules === 0) stderrLine(`no rules in ${rulesDir}`);
+      for (const f of r.files) writeStdout(`wrote ${visible(f)}\n`);
+      for (const f of r.removed) writeStdout(`removed ${visible(f)}\n`);
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
-import { loadClassifier, writeStdout } from "../io.js";
+import { loadClassifier, stderrLine, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 import { defaultRulesDir, extractTranscript, lazyClassifier } from "../memory/api.js";
 
 /** Options of `triage extract`. */
@@ -45,14 +46,14 @@ export function registerExtract(program: Command): void {
       } else {
         report = await extractTranscript({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, llmTimeoutMs, sessionId: opts.session });
       }
-      for (const w of report.warnings) process.stderr.write(`triage: ${w}\n`);
+      for (const w of report.warnings) stderrLine(w);
       if (opts.json) {
         writeStdout(`${JSON.stringify(opts.explain ? { ...report, verdicts } : report)}\n`);
         return;
       }
       if (opts.explain) {
         for (const v of verdicts) {
-          writeStdout(`${v.keep ? "KEEP" : "drop"} ${v.score.toFixed(2).padStart(6)} ${v.kind.padEnd(10)} ${v.text}  [${v.cues.join(",")}]\n`);
+          writeStdout(`${v.keep ? "KEEP" : "drop"} ${v.score.toFixed(2).padStart(6)} ${v.kind.padEnd(10)} ${visible(`${v.text}  [${v.cues.join(",")}]`)}\n`);
         }
       }
       const verb = opts.dryRun ? "would write" : "wrote";
@@ -60,6 +61,6 @@ export function registerExtract(program: Command): void {
         `${report.linesRead} lines read, ${report.linesSkipped} skipped, ${report.candidates} candidate sentences, ${report.kept} kept: ` +
           `${report.added} added, ${report.updated} updated, ${report.retired} retired\n`,
       );
-      for (const f of report.files) writeStdout(`${verb} ${f}\n`);
+      for (const f of report.files) writeStdout(`${verb} ${visible(f)}\n`);
     });
 }

@@ -1,40 +1,34 @@
-import { readdirSync, statSync } from "node:fs";
-import { basename, extname, join } from "node:path";
+import { extname } from "node:path";
 import type { Command } from "commander";
 import { classifyMarkdown } from "../engine/classify.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { UsageError } from "../errors.js";
-import { loadClassifier, readInput, refuseOverwrite, writeFileAtomic } from "../io.js";
+import { walkFiles, type WalkResult } from "../files.js";
+import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic } from "../io.js";
+import { visible } from "../terminal.js";
 import { buildLlmPrompt, parseLlmAnswer } from "../llm.js";
 import { runShell } from "../memory/llm.js";
 
 const MEMORY_NAMES = new Set([".cursorrules", ".windsurfrules", ".clinerules", "CLAUDE.md", "AGENTS.md", "GEMINI.md"]);
 const MEMORY_EXT = new Set([".md", ".mdc", ".markdown", ".txt"]);
+/** Dot-folders that hold agent memory (other dot-folders, node_modules and .git are not walked). */
+const MEMORY_DOT_DIRS = new Set([".cursor", ".github", ".claude", ".clinerules"]);
 
-/** Memory files under the given paths (folders walked recursively, skipping dot-folders and node_modules), sorted. */
-export function collectMemoryFiles(paths: string[]): string[] {
-  const out: string[] = [];
-  const walk = (p: string, top: boolean): void => {
-    let st: ReturnType<typeof statSync>;
-    try {
-      st = statSync(p);
-    } catch {
-      if (top) throw new UsageError(`no such file or folder: ${p}`);
-      return;
-    }
-    if (st.isDirectory()) {
-      for (const e of readdirSync(p).sort()) {
-        if (e === "node_modules" || e === ".git") continue;
-        const child = join(p, e);
-        if (e.startsWith(".") && !MEMORY_NAMES.has(e) && !(e === ".cursor" || e === ".github" || e === ".claude" || e === ".clinerules")) continue;
-        walk(child, false);
-      }
-    } else if (top || MEMORY_NAMES.has(basename(p)) || MEMORY_EXT.has(extname(p).toLowerCase())) {
-      out.push(p);
-    }
-  };
-  for (const p of paths) walk(p, true);
-  return out;
+/** A dot-name that is neither a memory file nor a memory dot-folder (.git, .venv, .notes.md, ...). */
+const hiddenOther = (name: string): boolean => name.startsWith(".") && !MEMORY_NAMES.has(name) && !MEMORY_DOT_DIRS.has(name);
+
+/**
+ * Memory files under the given paths: a file path is taken as is; folders are walked recursively
+ * (sorted, symbolic links followed but each folder and file taken once, so a link loop adds nothing),
+ * skipping node_modules, .git and other dot-folders, keeping memory names and extensions. `warnings`
+ * name the entries skipped because they are not regular files (FIFOs, sockets, devices). Throws
+ * UsageError for a path that does not exist.
+ */
+export function collectMemoryFiles(paths: string[]): WalkResult {
+  return walkFiles(paths, {
+    enterDir: (name) => name !== "node_modules" && name !== ".git" && !hiddenOther(name),
+    wantFile: (name) => !hiddenOther(name) && (MEMORY_NAMES.has(name) || MEMORY_EXT.has(extname(name).toLowerCase())),
+  });
 }
 
 /** One row of `triage label` output: candidate training data for review (trainable as loose units). */
@@ -65,7 +59,8 @@ export function registerLabel(program: Command): void {
       const timeout = Number(opts.llmTimeout);
       if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError(`--llm-timeout must be a positive number of ms (got ${opts.llmTimeout})`);
       const classifier = loadClassifier(opts.model);
-      const files = collectMemoryFiles(paths);
+      const { files, warnings } = collectMemoryFiles(paths);
+      for (const w of warnings) stderrLine(`warning: ${w}`);
       if (files.length === 0) throw new UsageError(`no memory files found under ${paths.join(", ")}`);
       refuseOverwrite(opts.output, { force: opts.force, inputs: files });
       const rows: LabelRow[] = [];
@@ -74,7 +69,7 @@ export function registerLabel(program: Command): void {
       let agree = 0;
       for (const f of files) {
         const input = readInput(f);
-        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        for (const w of input.warnings) stderrLine(`warning: ${w}`);
         for (const u of classifyMarkdown(input.text, classifier)) {
           // Headings are classified but not scored or trained on (labelling-rules.md), so not candidates.
           if (u.type === "structure" || u.kind === "heading") continue;
@@ -117,7 +112,7 @@ export function registerLabel(program: Command): void {
       }
       writeFileAtomic(opts.output, rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : ""));
       const counts = TYPES.map((t) => `${rows.filter((r) => r.type === t).length} ${t}`).join(", ");
-      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${opts.output} (${counts})\n`);
+      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${visible(opts.output)} (${counts})\n`);
       if (opts.llm) {
         process.stderr.write(`llm: ${llmCalls} calls, ${llmFailures} failed (kept the ${classifier.name} label), agreement with ${classifier.name} ${llmCalls - llmFailures ? `${((agree / (llmCalls - llmFailures)) * 100).toFixed(1)}%` : "n/a (no answers)"}\n`);
       }

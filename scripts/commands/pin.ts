@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
-import { loadClassifier, writeStdout } from "../io.js";
+import { loadClassifier, stderrLine, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 import { defaultRulesDir, lazyClassifier } from "../memory/api.js";
 
 /** `triage pin "<text>" [--type constraint|procedural] [--paths GLOB...] --rules-dir DIR [--json]`. */
@@ -26,12 +27,13 @@ export function registerPin(program: Command): void {
         paths: opts.paths,
         classifier: lazyClassifier(() => loadClassifier(opts.model)),
       });
-      for (const w of r.warnings) process.stderr.write(`triage: ${w}\n`);
+      for (const w of r.warnings) stderrLine(w);
       if (opts.json) {
         writeStdout(`${JSON.stringify(r)}\n`);
         return;
       }
       const scope = r.globs.length ? ` (paths: ${r.globs.join(", ")})` : "";
-      writeStdout(`${r.status === "added" ? "pinned" : r.status === "reactivated" ? "pinned again (was retired)" : "already pinned"}: ${r.text}${scope}\n`);
+      // visible(): the echo shows the rule; the rule file keeps its exact bytes.
+      writeStdout(`${r.status === "added" ? "pinned" : r.status === "reactivated" ? "pinned again (was retired)" : "already pinned"}: ${visible(r.text + scope)}\n`);
     });
 }

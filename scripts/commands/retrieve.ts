@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { segment } from "../engine/units.js";
 import { classifyForOperators } from "../operators/policy.js";
 import { UsageError } from "../errors.js";
-import { loadClassifier, readInput, writeStdout } from "../io.js";
+import { loadClassifier, readInput, stderrLine, writeStdout } from "../io.js";
+import { visible } from "../terminal.js";
 import type { MemoryDoc } from "../operators/decompose.js";
 import { retrieve } from "../operators/retrieve.js";
 import { RetrieveJsonSchema } from "../operators/schemas.js";
@@ -37,11 +38,11 @@ export function registerRetrieve(program: Command): void {
       const classifier = loadClassifier(opts.model);
       const docs: MemoryDoc[] = (opts.base ?? []).map((f) => {
         const input = readInput(f);
-        for (const w of input.warnings) process.stderr.write(`triage: warning: ${w}\n`);
+        for (const w of input.warnings) stderrLine(`warning: ${w}`);
         return { name: f, units: classifyForOperators(segment(input.text), classifier) };
       });
       const r = retrieve(docs, query, { k, path: opts.path, pinMass: pinMassFlag(opts.pinMass) });
-      if (r.exceeded) process.stderr.write(`triage: note: ${r.inScope} in-scope rules exceed -k ${k}; all of them are returned\n`);
+      if (r.exceeded) stderrLine(`note: ${r.inScope} in-scope rules exceed -k ${k}; all of them are returned`);
       if (opts.json) {
         const json = RetrieveJsonSchema.parse({
           query,
@@ -57,7 +58,8 @@ export function registerRetrieve(program: Command): void {
       r.hits.forEach((h, n) => {
         const first = (h.text.split("\n")[0] ?? "").trim();
         const tag = h.inScope ? `RULE (${h.why})` : `${h.type} ${h.score.toFixed(2)}`;
-        writeStdout(`${String(n + 1).padStart(3)}  ${h.doc}:${h.line}  ${tag}\n     ${first}${h.endLine > h.line ? ` (+${h.endLine - h.line} lines)` : ""}\n`);
+        // visible(): the memory text, its file name and its scope glob go to a terminal as they are.
+        writeStdout(visible(`${String(n + 1).padStart(3)}  ${h.doc}:${h.line}  ${tag}\n     ${first}${h.endLine > h.line ? ` (+${h.endLine - h.line} lines)` : ""}\n`));
       });
     });
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { computeMetrics, summarizeMetrics, formatMetrics } from "../engine/metrics.js";
 import { encodeFloat32, encodeInt32, quantizeInt8, MODEL_FORMAT, MODEL_VERSION, modelClassifier, type ModelFile } from "../engine/model.js";
@@ -8,14 +7,19 @@ import { GROUPS, HASH_BITS } from "../engine/features.js";
 import { packStems } from "../engine/tokenize.js";
 import { loadLabelledData } from "../data.js";
 import { UsageError } from "../errors.js";
-import { refuseOverwrite, writeStdout } from "../io.js";
+import { refuseOverwrite, stderrLine, writeStdout } from "../io.js";
+import { INPUT_MAX_BYTES, readFileCapped } from "../files.js";
+import { visible } from "../terminal.js";
 import { evaluateDocs } from "../evaluate.js";
 import { writeModel } from "../model-file.js";
 
-/** True when `path` holds a Knowledge Triage model file (any format version): a retrain may replace it. */
+/**
+ * True when `path` holds a Knowledge Triage model file (any format version): a retrain may replace it.
+ * Read with the input cap, so `-o /dev/zero` is "not a model file", not an endless read.
+ */
 function isModelFile(path: string): boolean {
   try {
-    return (JSON.parse(readFileSync(path, "utf8")) as { format?: unknown } | null)?.format === MODEL_FORMAT;
+    return (JSON.parse(readFileCapped(path, { maxBytes: INPUT_MAX_BYTES }).toString("utf8")) as { format?: unknown } | null)?.format === MODEL_FORMAT;
   } catch {
     return false;
   }
@@ -79,6 +83,7 @@ export function registerTrain(program: Command): void {
       const t0 = performance.now();
       const train = loadLabelledData(data);
       const test = opts.test ? loadLabelledData(opts.test) : null;
+      for (const w of [...train.warnings, ...(test?.warnings ?? [])]) stderrLine(`warning: ${w}`);
       // Headings are not scored (labelling-rules.md) and their labels are the noisiest: train on scored units only.
       const examples = buildExamples(train.docs, false);
       if (examples.length < 10) throw new UsageError(`${data}: only ${examples.length} labelled units; need at least 10`);
@@ -137,12 +142,12 @@ export function registerTrain(program: Command): void {
       };
       if (test) {
         const r = evaluateDocs(test.docs, modelClassifier(model));
-        writeStdout(`${formatMetrics(`test (${opts.test})`, r.metrics)}\n\n`);
+        writeStdout(`${formatMetrics(`test (${visible(opts.test ?? "")})`, r.metrics)}\n\n`);
         model.metadata.test = summarizeMetrics(r.metrics);
       }
       const bytes = writeModel(opts.output, model);
       writeStdout(
-        `wrote ${opts.output}: ${fit.terms.length} terms, ${(bytes / 1024).toFixed(0)} KiB, ${examples.length} training units, ` +
+        `wrote ${visible(opts.output)}: ${fit.terms.length} terms, ${(bytes / 1024).toFixed(0)} KiB, ${examples.length} training units, ` +
           `temperature ${temperature.toFixed(3)}, ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
       );
     });

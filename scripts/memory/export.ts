@@ -12,6 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { INPUT_MAX_BYTES, readFileCapped } from "../files.js";
 import { dirname, join, resolve } from "node:path";
 import * as z from "zod/mini";
 import { globSlug } from "./render.js";
@@ -86,6 +87,9 @@ export function mergeBlock(existing: string | null, block: string): string {
 }
 
 
+/** A project file export may replace (AGENTS.md, an exported .mdc): regular files only, capped; ReadError otherwise. */
+const readText = (p: string): string => readFileCapped(p, { maxBytes: INPUT_MAX_BYTES }).toString("utf8");
+
 /** `<rulesDir>/.state/export.json`: sha256 (hex) of each whole file export wrote, by absolute path. */
 const ExportStateSchema = z.object({ version: z.literal(1), files: z.record(z.string(), z.string()) });
 const EXPORT_STATE = "export.json";
@@ -139,15 +143,15 @@ export function exportRules(
   if (!opts.force) {
     for (const f of plan) {
       const p = join(projectDir, f.path);
-      if (!f.block && existsSync(p)) checkOwned(p, readFileSync(p, "utf8"), f.content, recorded);
+      if (!f.block && existsSync(p)) checkOwned(p, readText(p), f.content, recorded);
     }
-    for (const p of stale) checkOwned(p, readFileSync(p, "utf8"), null, recorded);
+    for (const p of stale) checkOwned(p, readText(p), null, recorded);
   }
   const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
     makeDirs(dirname(p));
-    const content = f.block ? mergeBlock(existsSync(p) ? readFileSync(p, "utf8") : null, f.content) : f.content;
+    const content = f.block ? mergeBlock(existsSync(p) ? readText(p) : null, f.content) : f.content;
     writeIfChanged(p, content);
     if (!f.block) next[resolve(p)] = sha256(content);
     files.push(p);

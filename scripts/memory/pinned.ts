@@ -3,9 +3,10 @@
  * Reads the `.md` files of the rules folder as they are on disk (so hand edits count), unscoped files
  * first, then each path-scoped file under a "Files matching `glob`" line. Never JSON; capped in characters.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { redactSync } from "./redact.js";
+import { INPUT_MAX_BYTES, readFileCapped } from "../files.js";
 
 /** Hook output cap of Claude Code is 10,000 characters (research/integration.md §1.4); we default below it. */
 export const DEFAULT_MAX_CHARS = 9500;
@@ -71,7 +72,8 @@ export function readRuleFiles(rulesDir: string): ParsedRuleFile[] {
   const out: ParsedRuleFile[] = [];
   for (const n of names) {
     try {
-      out.push(parseRuleFile(n, readFileSync(join(rulesDir, n), "utf8")));
+      // Capped and regular files only: a FIFO named x.md would block a hook forever.
+      out.push(parseRuleFile(n, readFileCapped(join(rulesDir, n), { maxBytes: INPUT_MAX_BYTES }).toString("utf8")));
     } catch {
       // unreadable: skip
     }

@@ -5,12 +5,13 @@
  * ("removed-by-hand"), and new rules go to another file name. `.md` files we did not write are never
  * touched. Only `<rulesDir>/*.md` and `<rulesDir>/.state/` are ever written.
  */
-import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { applyStatement } from "./consolidate.js";
 import { parseRuleFile } from "./pinned.js";
 import { NOTICE, parsePermissionLine, planFiles, sha256, type PlannedFile } from "./render.js";
 import type { Store } from "./schema.js";
+import { INPUT_MAX_BYTES, readFileCapped } from "../files.js";
 import { makeDirs } from "../io.js";
 import { writeIfChanged } from "./state.js";
 
@@ -24,9 +25,10 @@ export interface SyncResult {
   retired: number;
 }
 
+/** Text of a rule file, or null when it is missing, unreadable, not a regular file (a FIFO) or over INPUT_MAX_BYTES. */
 function readOrNull(p: string): string | null {
   try {
-    return readFileSync(p, "utf8");
+    return readFileCapped(p, { maxBytes: INPUT_MAX_BYTES }).toString("utf8");
   } catch {
     return null;
   }

@@ -9,6 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, ren
 import { homedir, hostname } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./schema.js";
+import { INPUT_MAX_BYTES, readFileCapped } from "../files.js";
 import { makeDirs, replaceAtomically } from "../io.js";
 import { LockBusyError, StateError, TriageError } from "../errors.js";
 
@@ -39,9 +40,10 @@ export function stateDir(rulesDir: string): string {
  */
 export function writeIfChanged(path: string, data: string): boolean {
   try {
-    if (readFileSync(path, "utf8") === data) return false;
+    // Capped, regular files only: a FIFO in the way must not block the comparison forever.
+    if (readFileCapped(path, { maxBytes: INPUT_MAX_BYTES }).toString("utf8") === data) return false;
   } catch {
-    // missing: write it
+    // missing or not a regular file: write it
   }
   replaceAtomically(path, data);
   return true;

@@ -1,0 +1,22 @@
+/**
+ * Text for a terminal. Every human-readable line the CLI prints that echoes user text (memory file
+ * contents, rule text, file names, arguments) goes through `visible` first, so a file cannot clear,
+ * retitle or recolour the user's terminal, or reorder what it shows. Machine output (--json, the
+ * compacted markdown, rule files) is never passed through it: those bytes stay exact. Pure: no I/O.
+ */
+
+/**
+ * C0 controls except TAB and LF, DEL and the C1 controls (U+0080-U+009F, which some terminals read
+ * as escape introducers), and the Unicode bidirectional controls: ALM U+061C, LRM/RLM U+200E-U+200F,
+ * embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069 (the "Trojan Source" set, CVE-2021-42574).
+ */
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every terminal-unsafe character (see UNSAFE) written as a `\uXXXX` escape, e.g. ESC
+ * becomes the six characters `\u001b`. TAB and LF are kept, so multi-line messages keep their lines.
+ * Deterministic; never throws. The identity on text without such characters.
+ */
+export function visible(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
