@@ -9,16 +9,28 @@ const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
 const BUILD = "0b935a2f265af85b";
 const file = fileURLToPath(import.meta.url);
-const own = readFileSync(file, "latin1");
+const own = readFileSync(file);
 const at = own.indexOf("//@kt-program " + BUILD);
-const start = at < 0 ? -1 : own.indexOf("\n", at) + 1;
+const start = at < 0 ? -1 : own.indexOf(10, at) + 1;
 if (start <= 0) {
   process.stderr.write("triage: " + file + " is damaged: its program block is missing (run npm run build, or clone again)\n");
   process.exit(1);
 }
-// Every program line starts with "//": drop the marks in one native pass. (A CRLF copy of the file
-// still works: a CR is a line terminator in JavaScript too.)
-const source = "(function (require, __kt_import_meta_url, __kt_loader) {" + own.slice(start + 2).replaceAll("\n//", "\n") + "\n})";
+// The program is every line after the mark without its leading "//", wrapped in a function. It is
+// put together as bytes and decoded once: one 0.5 MB string on V8's heap instead of three (the file,
+// the file without the marks, the wrapped program), which spares the start a young-generation GC.
+// (A CRLF copy of the file still works: a CR is a line terminator in JavaScript too.)
+const head = "(function (require, __kt_import_meta_url, __kt_loader) {";
+const bytes = Buffer.allocUnsafe(head.length + own.length - start + 3);
+let size = bytes.write(head, 0, "latin1");
+for (let s = start; s < own.length; ) {
+  const nl = own.indexOf(10, s);
+  const e = nl < 0 ? own.length : nl + 1;
+  size += own.copy(bytes, size, own[s] === 47 && own[s + 1] === 47 ? s + 2 : s, e);
+  s = e;
+}
+size += bytes.write("\n})", size, "latin1");
+const source = bytes.toString("latin1", 0, size);
 const env = process.env;
 const no = (v) => /^(0|false|no|off)$/i.test(v ?? "");
 const debug = /^(1|true|yes|on)$/i.test(env.TRIAGE_CACHE_DEBUG ?? env.TRIAGE_CODE_CACHE_DEBUG ?? "");
