@@ -51,7 +51,8 @@ export function classifyUnits(units: readonly Unit[], classifier: Classifier): C
   const rows = classifier.scores(content);
   const out: ClassifiedUnit[] = [];
   let k = 0;
-  for (const u of units) {
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i] as Unit;
     if (isStructure(u)) {
       out.push({ ...u, type: "structure", confidence: 1, scores: zeroScores() });
       continue;
@@ -59,7 +60,7 @@ export function classifyUnits(units: readonly Unit[], classifier: Classifier): C
     const raw = rows[k++] as Record<KnowledgeType, number>;
     const scores = u.kind === "heading" ? restrict(raw, headingTypes(u.text)) : raw;
     let best: KnowledgeType = TYPES[0];
-    for (const t of TYPES) if (scores[t] > scores[best]) best = t;
+    for (let t = 1; t < TYPES.length; t++) if (scores[TYPES[t] as KnowledgeType] > scores[best]) best = TYPES[t] as KnowledgeType;
     out.push({ ...u, type: best, confidence: scores[best], scores });
   }
   return out;

@@ -173,8 +173,8 @@ export function guessLatinLang(words: readonly string[]): StemLang {
   let es = 0;
   let de = 0;
   let en = 0;
-  for (const w of words) {
-    const bits = HINT_BITS.get(w);
+  for (let i = 0; i < words.length; i++) {
+    const bits = HINT_BITS.get(words[i] as string);
     if (bits === undefined) continue;
     es += bits & 1;
     de += (bits >> 1) & 1;
@@ -192,32 +192,64 @@ const stemCaches: Record<Lang, Map<string, string>> = { en: new Map(), es: new M
  * Stem tables shipped in the model file: per language, the words stemmed in training as sorted
  * lines, "word" when the stem is the word itself, else "word stem". natural's stemmers build and run
  * dozens of regular expressions per word (20-40 us a word before V8 optimises them, most of a cold
- * `classify`), so a binary search in the table (split into lines on first use, no map built) serves
+ * `classify`), so a binary search in the table (over line offsets found on first use, no map built) serves
  * the words seen in training, and only the rest are stemmed. A table only saves time: it holds what
  * the stemmer returns.
  */
-const stemTables: Partial<Record<Lang, { text: string; lines?: string[] }>> = {};
+const stemTables: Partial<Record<Lang, { text: string; starts?: Int32Array }>> = {};
 
 /** Register stem tables (model.json `stems`); unknown languages are ignored. Nothing is parsed until used. */
 export function useStemTables(packed: Readonly<Record<string, string>>): void {
   for (const [lang, text] of Object.entries(packed)) if (lang in stemCaches && text !== "") stemTables[lang as Lang] = { text };
 }
 
-/** The stem of a word from the language's table, or undefined when the table does not list it. */
-function tableStem(word: string, lang: Lang): string | undefined {
+/** Start offsets of the lines of a table, plus text.length + 1 as the end of the last line. */
+function lineStarts(text: string): Int32Array {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  const starts = new Int32Array(n + 1);
+  let k = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
+  starts[n] = text.length + 1;
+  return starts;
+}
+
+/**
+ * The stem of a word from the language's table, or undefined when the table does not list it. A
+ * binary search over the table text itself (line offsets, no strings made per line: splitting the
+ * English table into ~9,000 strings was a young-generation GC of its own at every cold start);
+ * comparison by UTF-16 code units, the order the table is sorted in.
+ */
+export function tableStem(word: string, lang: Lang): string | undefined {
   const table = stemTables[lang];
   if (!table) return undefined;
-  table.lines ??= table.text.split("\n");
-  const lines = table.lines;
+  const text = table.text;
+  table.starts ??= lineStarts(text);
+  const starts = table.starts;
+  const wn = word.length;
   let lo = 0;
-  let hi = lines.length - 1;
+  let hi = starts.length - 2;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const line = lines[mid] as string;
-    const sp = line.indexOf(" ");
-    const w = sp < 0 ? line : line.slice(0, sp);
-    if (w === word) return sp < 0 ? w : line.slice(sp + 1);
-    if (w < word) lo = mid + 1;
+    const at = starts[mid] as number;
+    const end = (starts[mid + 1] as number) - 1;
+    // Compare word with the line's first field (up to a space or the line end).
+    let i = 0;
+    let cmp = 0;
+    for (;;) {
+      const p = at + i;
+      const lc = p < end ? text.charCodeAt(p) : -1;
+      const line = lc === 32 ? -1 : lc;
+      const w = i < wn ? word.charCodeAt(i) : -1;
+      if (w !== line) {
+        cmp = w - line;
+        break;
+      }
+      if (w === -1) break;
+      i++;
+    }
+    if (cmp === 0) return at + wn < end ? text.slice(at + wn + 1, end) : word;
+    if (cmp > 0) lo = mid + 1;
     else hi = mid - 1;
   }
   return undefined;
@@ -371,7 +403,8 @@ export function tokenize(text: string): Tokens {
       const run = runs[r] as string;
       const at = starts[r] as number;
       if (at > last) scanWords(norm.slice(last, at), raw);
-      for (const w of words[r] as string[]) raw.push(w);
+      const segmented = words[r] as string[];
+      for (let k = 0; k < segmented.length; k++) raw.push(segmented[k] as string);
       const chars = Array.from(run);
       for (let i = 0; i < chars.length; i++) {
         cjk.push(chars[i] as string);

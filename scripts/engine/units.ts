@@ -9,9 +9,10 @@ const TABLE_SEP_RE = /^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)+\|?\s*$|^\s*\|
 /** Column width of leading whitespace, a tab counting as 4 columns (CommonMark tab stop). */
 function indentOf(line: string): number {
   let cols = 0;
-  for (const ch of line) {
-    if (ch === " ") cols += 1;
-    else if (ch === "\t") cols += 4 - (cols % 4);
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) cols += 1;
+    else if (c === 9) cols += 4 - (cols % 4);
     else break;
   }
   return cols;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { clearTokenizerCaches, guessLatinLang, KEEP_WORDS, naturalStem, packStems, scanAsciiWords, stemWord, tokenize, useStemTables } from "../../scripts/engine/tokenize.js";
+import { clearTokenizerCaches, guessLatinLang, KEEP_WORDS, naturalStem, packStems, scanAsciiWords, stemWord, tableStem, tokenize, useStemTables } from "../../scripts/engine/tokenize.js";
 
 describe("tokenize: English", () => {
   it("lowercases, keeps negations and modals unstemmed, keeps don't as one token", () => {
@@ -183,6 +183,24 @@ describe("stem tables shipped in the model", () => {
       }
     }
     expect(n).toBeGreaterThan(5000);
+  });
+
+  it("the binary search over a table's text finds every entry and nothing else", () => {
+    useStemTables(model.stems ?? {});
+    let found = 0;
+    for (const [lang, text] of Object.entries(model.stems ?? {})) {
+      const l = lang as "en" | "es" | "de" | "ru";
+      const lines = text.split("\n");
+      const words = new Set(lines.map((line) => line.split(" ")[0] as string));
+      for (const line of lines) {
+        const [word, stem = word] = line.split(" ") as [string, string?];
+        expect(tableStem(word, l), `${lang} ${word}`).toBe(stem);
+        found++;
+        // Neighbours in sort order that are not entries: a prefix, an extension, a changed last letter.
+        for (const other of [word.slice(0, -1), `${word}a`, `${word.slice(0, -1)}~`, ""]) if (!words.has(other)) expect(tableStem(other, l), `${lang} ${other}`).toBeUndefined();
+      }
+    }
+    expect(found).toBeGreaterThan(5000);
   });
 
   it("packStems gives tables that useStemTables serves back, found by binary search", () => {
