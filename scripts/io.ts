@@ -88,17 +88,21 @@ const strict = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8", { fatal: false });
 
 /**
- * Decode bytes as UTF-8. Invalid sequences become U+FFFD with a warning; never throws.
+ * Decode bytes as UTF-8, or as UTF-16 when they start with a UTF-16 byte-order mark (FF FE little-,
+ * FE FF big-endian). Invalid sequences become U+FFFD with a warning; never throws.
  * Input: raw bytes and a display name. Output: text (BOM kept; the segmenter strips it).
  */
 export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   const warnings: string[] = [];
   let text: string;
+  // A UTF-16 byte-order mark (Windows tools such as PowerShell's `>` write UTF-16LE): decode as
+  // UTF-16 in that byte order. Everything else is UTF-8.
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
   try {
-    text = strict.decode(bytes);
+    text = utf16 ? new TextDecoder(utf16, { fatal: true }).decode(bytes) : strict.decode(bytes);
   } catch {
-    text = lenient.decode(bytes);
-    warnings.push(`${name}: not valid UTF-8; invalid bytes replaced with U+FFFD`);
+    text = utf16 ? new TextDecoder(utf16).decode(bytes) : lenient.decode(bytes);
+    warnings.push(`${name}: not valid ${utf16 ? utf16.toUpperCase() : "UTF-8"}; invalid bytes replaced with U+FFFD`);
   }
   if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
   return { name, text, warnings };

@@ -69,13 +69,14 @@ export function registerCompact(program: Command): void {
     .argument("<file>", "markdown memory file, or - for stdin")
     .option("--budget <tokens>", "budget in tokens (estimateTokens: ~4 Latin characters or 1 CJK character per token)")
     .option("--ratio <r>", "budget as a ratio of the input's token estimate, e.g. 0.1")
-    .option("-o, --output <file>", "write the compacted markdown here (default: stdout)")
+    .option("-o, --output <file>", "write the compacted markdown here (default, or -: stdout)")
     .option("--json", "print a JSON report (budget, sizes, per-unit action) instead of the text")
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
     .option("--pin-mass <p>", "also pin units with P(constraint)+P(procedural) >= p (default 0.4)")
     .option("--force", "allow -o to overwrite an existing file (even the input)")
     .action((file: string, opts: CompactFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
+      if (opts.output === "-") opts.output = undefined; // -o - is standard output, as without -o
       const input = readInput(file);
       if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
       for (const w of input.warnings) stderrLine(`warning: ${w}`);

@@ -4,7 +4,7 @@ import { classifyMarkdown } from "../engine/classify.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { UsageError } from "../errors.js";
 import { walkFiles, type WalkResult } from "../files.js";
-import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic } from "../io.js";
+import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic, writeStdout } from "../io.js";
 import { visible } from "../terminal.js";
 import { buildLlmPrompt, parseLlmAnswer } from "../llm.js";
 import { runShell } from "../memory/llm.js";
@@ -50,7 +50,7 @@ export function registerLabel(program: Command): void {
     .command("label")
     .description("turn memory files into candidate training data (JSONL) for review, optionally asking an LLM command per unit")
     .argument("<paths...>", "memory files or folders")
-    .requiredOption("-o, --output <file.jsonl>", "where to write the labelled units")
+    .requiredOption("-o, --output <file.jsonl>", "where to write the labelled units (- for stdout)")
     .option("--model <path>", "model file (default: bundled; /dev/null = regex tier)")
     .option("--llm <command>", "shell command that reads a prompt on stdin and answers with one type name")
     .option("--llm-timeout <ms>", "per-call timeout for --llm in ms", "30000")
@@ -62,7 +62,8 @@ export function registerLabel(program: Command): void {
       const { files, warnings } = collectMemoryFiles(paths);
       for (const w of warnings) stderrLine(`warning: ${w}`);
       if (files.length === 0) throw new UsageError(`no memory files found under ${paths.join(", ")}`);
-      refuseOverwrite(opts.output, { force: opts.force, inputs: files });
+      const toStdout = opts.output === "-"; // -o -: the JSONL goes to standard output
+      if (!toStdout) refuseOverwrite(opts.output, { force: opts.force, inputs: files });
       const rows: LabelRow[] = [];
       let llmCalls = 0;
       let llmFailures = 0;
@@ -110,9 +111,11 @@ export function registerLabel(program: Command): void {
           rows.push(row);
         }
       }
-      writeFileAtomic(opts.output, rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : ""));
+      const jsonl = rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
+      if (toStdout) writeStdout(jsonl);
+      else writeFileAtomic(opts.output, jsonl);
       const counts = TYPES.map((t) => `${rows.filter((r) => r.type === t).length} ${t}`).join(", ");
-      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${visible(opts.output)} (${counts})\n`);
+      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${toStdout ? "standard output" : visible(opts.output)} (${counts})\n`);
       if (opts.llm) {
         process.stderr.write(`llm: ${llmCalls} calls, ${llmFailures} failed (kept the ${classifier.name} label), agreement with ${classifier.name} ${llmCalls - llmFailures ? `${((agree / (llmCalls - llmFailures)) * 100).toFixed(1)}%` : "n/a (no answers)"}\n`);
       }

@@ -79,6 +79,7 @@ export function registerTrain(program: Command): void {
         epochs: intOpt("--epochs", opts.epochs, DEFAULT_TRAIN_OPTIONS.epochs, 1),
       };
       if (options.folds === 1) throw new UsageError("--folds must be 0 (no CV) or at least 2");
+      if (opts.output === "-") throw new UsageError("-o -: the model must be written to a file (standard output carries the metrics)");
       refuseOverwrite(opts.output, { force: opts.force, inputs: [data, ...(opts.test ? [opts.test] : [])], owned: isModelFile });
       const t0 = performance.now();
       const train = loadLabelledData(data);

@@ -256,3 +256,22 @@ describe("classify an empty file", () => {
     expect(r.stdout).toBe("== empty.md\n0 units: 0 constraint, 0 procedural, 0 belief, 0 preference, 0 episodic\n");
   });
 });
+
+describe("-o - (standard output)", () => {
+  it("compact and label write to standard output and create no file named '-'; train refuses it in one line", () => {
+    const d = project({ "CLAUDE.md": RULES });
+    const viaDash = triage(["compact", "CLAUDE.md", "--ratio", "1", "-o", "-", ...regex], { cwd: d });
+    expect(viaDash.code, viaDash.stderr).toBe(0);
+    const plain = triage(["compact", "CLAUDE.md", "--ratio", "1", ...regex], { cwd: d });
+    expect(viaDash.stdout).toBe(plain.stdout);
+    expect(viaDash.stdout).toContain("Never push to main.");
+    const label = triage(["label", "CLAUDE.md", "-o", "-", ...regex], { cwd: d });
+    expect(label.code, label.stderr).toBe(0);
+    const rows = label.stdout.trim().split("\n").map((l) => JSON.parse(l) as { text: string; type: string });
+    expect(rows.map((r) => r.text)).toContain("- Never push to main.");
+    expect(label.stderr).toMatch(/-> standard output/);
+    const train = triage(["train", join(fixtures, ".."), "-o", "-"], { cwd: d });
+    expect(expectOneLineError(train)).toMatch(/-o -: the model must be written to a file/);
+    expect(readdirSync(d).sort()).toEqual(["CLAUDE.md"]);
+  });
+});

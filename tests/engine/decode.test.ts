@@ -61,6 +61,24 @@ describe("decodeBytes: non-UTF-8 and binary input", () => {
     expect(first?.text).toBe("# Rules");
   });
 
+  it("UTF-16 with a byte-order mark (as PowerShell's > writes it) decodes like the UTF-8 file, in both byte orders", () => {
+    const text = "# Rules\r\n- Никогда не коммить в main 🚫\r\n- 不要直接推送\r\n";
+    const utf8 = decodeBytes(bytes(text), "a.md");
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    const be = Buffer.from(le);
+    be.swap16();
+    for (const [name, b] of [["le.md", le], ["be.md", be]] as const) {
+      const r = decodeBytes(b, name);
+      expect(r.warnings).toEqual([]);
+      expect(r.text).toBe(utf8.text);
+      expect(segment(r.text)).toEqual(segment(utf8.text));
+    }
+    // A UTF-16 file cut in the middle of a code unit keeps its text and warns once.
+    const torn = decodeBytes(le.subarray(0, le.length - 1), "torn.md");
+    expect(torn.warnings).toEqual(["torn.md: not valid UTF-16LE; invalid bytes replaced with U+FFFD"]);
+    expect(torn.text.startsWith("# Rules")).toBe(true);
+  });
+
   it("empty input decodes to an empty string with no warning and no units", () => {
     const r = decodeBytes(new Uint8Array(0), "empty.md");
     expect(r).toEqual({ name: "empty.md", text: "", warnings: [] });
