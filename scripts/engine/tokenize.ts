@@ -90,30 +90,35 @@ export function scanWords(text: string, out: string[]): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    let cp = codePointAt(text, i, text.charCodeAt(i));
+    const cp = codePointAt(text, i, text.charCodeAt(i));
     if ((charFlags(cp) & WORD) === 0) {
       i += cp > 0xffff ? 2 : 1;
       continue;
     }
     const start = i;
-    do {
-      i += cp > 0xffff ? 2 : 1;
-      if (i >= n) break;
-      cp = codePointAt(text, i, text.charCodeAt(i));
-    } while ((charFlags(cp) & WORD) !== 0);
+    i = runEnd(text, i, cp, WORD);
     // (?:'[\p{L}]+)*: an apostrophe joins the word only when a letter follows it.
     while (i + 1 < n && text.charCodeAt(i) === 39) {
-      cp = codePointAt(text, i + 1, text.charCodeAt(i + 1));
-      if ((charFlags(cp) & WORD_LETTER) === 0) break;
-      i++;
-      do {
-        i += cp > 0xffff ? 2 : 1;
-        if (i >= n) break;
-        cp = codePointAt(text, i, text.charCodeAt(i));
-      } while ((charFlags(cp) & WORD_LETTER) !== 0);
+      const next = codePointAt(text, i + 1, text.charCodeAt(i + 1));
+      if ((charFlags(next) & WORD_LETTER) === 0) break;
+      i = runEnd(text, i + 1, next, WORD_LETTER);
     }
     out.push(text.slice(start, i));
   }
+}
+
+/**
+ * The end (code-unit index) of the run of code points that starts at i with code point cp (which
+ * has a flag of `mask`) and goes on while each code point has a flag of `mask`.
+ */
+function runEnd(text: string, i: number, cp: number, mask: number): number {
+  const n = text.length;
+  do {
+    i += cp > 0xffff ? 2 : 1;
+    if (i >= n) break;
+    cp = codePointAt(text, i, text.charCodeAt(i));
+  } while ((charFlags(cp) & mask) !== 0);
+  return i;
 }
 
 /**
@@ -132,17 +137,13 @@ export function unspacedRuns(text: string): { runs: string[]; starts: number[] }
       i++;
       continue;
     }
-    let cp = codePointAt(text, i, c);
+    const cp = codePointAt(text, i, c);
     if ((charFlags(cp) & UNSPACED) === 0) {
       i += cp > 0xffff ? 2 : 1;
       continue;
     }
     const start = i;
-    do {
-      i += cp > 0xffff ? 2 : 1;
-      if (i >= n) break;
-      cp = codePointAt(text, i, text.charCodeAt(i));
-    } while ((charFlags(cp) & UNSPACED) !== 0);
+    i = runEnd(text, i, cp, UNSPACED);
     runs.push(text.slice(start, i));
     starts.push(start);
   }
