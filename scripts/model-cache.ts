@@ -9,12 +9,14 @@
  * A cache file is used only for the same model file version and the same program: its key holds
  * the model's device, inode, size, modification and change times in nanoseconds (a rewrite, a
  * `cp`, a `git checkout` or a retrain changes at least one; the change time cannot be set by
- * tools) and the bundle's build id (a new program may lay tables out differently). Files are
- * written atomically at a successful exit (mode 0600, folder 0700); the newest KEEP stay. Any
- * problem reading or writing one only means loading from model.json.
+ * tools) and the bundle's build id (a new program may lay tables out differently); the payload
+ * carries a CRC-32, so a damaged block is caught, not used. Files are written atomically at a
+ * successful exit (mode 0600, folder 0700); the newest KEEP stay. Any problem reading or writing one
+ * only means loading from model.json.
  */
 import { type BigIntStats, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import type { PreparedModel } from "./engine/model.js";
 import { TYPES } from "./engine/types.js";
 import { readFileCapped } from "./files.js";
@@ -22,7 +24,7 @@ import { makeDirs, replaceAtomically } from "./io.js";
 
 const MAGIC = 0x434d544b; // "KTMC" read as a little-endian u32
 /** Bump when the byte layout below changes. */
-export const MODEL_CACHE_LAYOUT = 1;
+export const MODEL_CACHE_LAYOUT = 2;
 /** Cache files kept per folder (one per model file version used; the oldest are removed). */
 const KEEP = 8;
 /** Larger files are not read (a model with 30,000 terms caches to about 1 MB). */
@@ -38,6 +40,8 @@ interface Header {
   weightScales: number[];
   temperature: number;
   stems: Array<[string, number]>;
+  /** CRC-32 of everything after the header padding (zlib.crc32). */
+  crc32: number;
 }
 
 const pad8 = (n: number): number => (8 - (n % 8)) % 8;
@@ -45,13 +49,16 @@ const pad8 = (n: number): number => (8 - (n % 8)) % 8;
 /**
  * Serialise prepared tables under `key`. Layout (little-endian): u32 magic "KTMC", u32 layout, u32
  * header length H, H bytes of ASCII JSON header (key, bits, term count n, bias, weightScales,
- * temperature, stem table byte lengths), zero padding to 8, the hash table (Int32 x 2^(bits+1)), the
- * scales (Float64 x n), the weights (Int8 x 5n) padded to 8, then the stem tables as UTF-8. Throws
- * on a big-endian host (the cache is not used there).
+ * temperature, stem table byte lengths, CRC-32 of the payload), zero padding to 8, then the payload:
+ * the hash table (Int32 x 2^(bits+1)), the scales (Float64 x n), the weights (Int8 x 5n) padded to 8,
+ * and the stem tables as UTF-8. Throws on a big-endian host and on a Node without zlib.crc32
+ * (older than 20.15): the cache is not used there.
  */
 export function encodeModelCache(p: PreparedModel, key: string): Buffer {
   if (!LITTLE_ENDIAN) throw new Error("model cache: little-endian hosts only");
   const stems = Object.entries(p.stems).map(([lang, text]) => [lang, Buffer.from(text, "utf8")] as const);
+  const u8 = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const payload = Buffer.concat([u8(p.index.table), u8(p.index.scale), u8(p.weights), Buffer.alloc(pad8(p.weights.byteLength)), ...stems.map(([, b]) => b)]);
   const header: Header = {
     key,
     bits: p.index.bits,
@@ -60,29 +67,21 @@ export function encodeModelCache(p: PreparedModel, key: string): Buffer {
     weightScales: Array.from(p.weightScales),
     temperature: p.temperature,
     stems: stems.map(([lang, b]) => [lang, b.length]),
+    crc32: crc32(payload),
   };
   const head = Buffer.from(JSON.stringify(header).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`), "latin1");
   const fixed = Buffer.alloc(12);
   fixed.writeUInt32LE(MAGIC, 0);
   fixed.writeUInt32LE(MODEL_CACHE_LAYOUT, 4);
   fixed.writeUInt32LE(head.length, 8);
-  const u8 = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  return Buffer.concat([
-    fixed,
-    head,
-    Buffer.alloc(pad8(12 + head.length)),
-    u8(p.index.table),
-    u8(p.index.scale),
-    u8(p.weights),
-    Buffer.alloc(pad8(p.weights.byteLength)),
-    ...stems.map(([, b]) => b),
-  ]);
+  return Buffer.concat([fixed, head, Buffer.alloc(pad8(12 + head.length)), payload]);
 }
 
 /**
  * The prepared tables stored in `bytes`, or undefined when they are not a cache file of this layout
- * for `key` or their lengths do not add up (a torn or foreign file). The typed arrays are views of
- * `bytes` (copied once when it is not 8-byte aligned). Never throws.
+ * for `key`, their lengths do not add up or the payload fails its CRC-32 (a torn, damaged or foreign
+ * file). The typed arrays are views of `bytes` (copied once when it is not 8-byte aligned). Never
+ * throws.
  */
 export function decodeModelCache(bytes: Buffer, key: string): PreparedModel | undefined {
   try {
@@ -99,6 +98,9 @@ export function decodeModelCache(bytes: Buffer, key: string): PreparedModel | un
     const stemStart = weightStart + h.n * K + pad8(h.n * K);
     const end = stemStart + h.stems.reduce((s, [, len]) => s + len, 0);
     if (end !== bytes.length) return undefined;
+    // The payload's checksum: a damaged block (same length, header intact) would otherwise be used as
+    // it is — wrong scores, NaN, or a probe loop that never ends in a table without empty slots.
+    if (crc32(bytes.subarray(tableStart)) !== h.crc32) return undefined;
     const b = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
     const table = new Int32Array(b.buffer, b.byteOffset + tableStart, 2 << h.bits);
     const scale = new Float64Array(b.buffer, b.byteOffset + scaleStart, h.n);

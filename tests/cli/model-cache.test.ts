@@ -65,6 +65,26 @@ describe("model cache: encoding", () => {
     expect(decodeModelCache(Buffer.from("not a cache"), KEY)).toBeUndefined();
   });
 
+  it("a damaged payload (header, key and length intact) is refused: zeroed blocks, flipped bits, NaN scales", () => {
+    const bytes = encodeModelCache(prepared, KEY);
+    expect(decodeModelCache(bytes, KEY)).toBeDefined();
+    const headLength = bytes.readUInt32LE(8);
+    const payloadStart = 12 + headLength + ((8 - ((12 + headLength) % 8)) % 8);
+    for (const at of [payloadStart, payloadStart + 262_144, bytes.length - 4096, bytes.length - 1]) {
+      const zeroed = Buffer.from(bytes);
+      zeroed.fill(0, at, Math.min(at + 4096, bytes.length));
+      if (!zeroed.equals(bytes)) expect(decodeModelCache(zeroed, KEY), `zeroed at ${at}`).toBeUndefined();
+      const flipped = Buffer.from(bytes);
+      flipped[at] = (flipped[at] as number) ^ 0x40;
+      expect(decodeModelCache(flipped, KEY), `bit flipped at ${at}`).toBeUndefined();
+    }
+    // Every slot of the hash table filled: without the checksum a lookup would probe for ever.
+    const full = Buffer.from(bytes);
+    const tableBytes = (2 << prepared.index.bits) * 4;
+    for (let i = payloadStart; i < payloadStart + tableBytes; i += 4) full.writeInt32LE(0x7fffff00, i);
+    expect(decodeModelCache(full, KEY)).toBeUndefined();
+  });
+
   it("an unaligned buffer is copied, not misread", () => {
     const bytes = encodeModelCache(prepared, KEY);
     const shifted = Buffer.alloc(bytes.length + 1).subarray(1);
