@@ -11,7 +11,8 @@
  * `cp`, a `git checkout` or a retrain changes at least one; the change time cannot be set by
  * tools) and the bundle's build id (a new program may lay tables out differently); the payload
  * carries a CRC-32, so a damaged block is caught, not used. Files are written atomically at a
- * successful exit (mode 0600, folder 0700); the newest KEEP stay. Any problem reading or writing one
+ * successful exit (mode 0600, folder 0700), and not while the model file is less than 2 s old
+ * (isRacilyNew); the newest KEEP stay. Any problem reading or writing one
  * only means loading from model.json.
  */
 import { type BigIntStats, readdirSync, statSync, unlinkSync } from "node:fs";
@@ -167,10 +168,30 @@ export function cachedPreparedModel(path: string, dir: string, build: string, lo
   }
   report?.(status, file);
   const p = load();
-  process.once("exit", (code) => {
-    if (code === 0) storeModelCache(dir, file, p, key);
-  });
+  // Not stored while the model file is "racily" new (see isRacilyNew): a rewrite later in the same
+  // timestamp tick could keep the whole key and be served the old tables.
+  if (!isRacilyNew(st, Date.now())) {
+    process.once("exit", (code) => {
+      if (code === 0) storeModelCache(dir, file, p, key);
+    });
+  }
   return p;
+}
+
+/** File systems with coarse timestamps: 1 s (ext4 with 128-byte inodes, ext3, many NFS/SMB servers), 2 s (FAT). */
+const RACY_WINDOW_MS = 2_000;
+
+/**
+ * True when a model file was changed (modification or change time) less than RACY_WINDOW_MS before
+ * `nowMs`, or is dated in the future. On a file system with 1-2 s timestamps, a same-size rewrite in
+ * place within the same tick keeps device, inode, size and both times, so a cache stored for the
+ * first version would be taken for the second; a cache is therefore only stored once the file's
+ * times are safely in the past (git's "racily clean" rule). The next start stores it instead.
+ */
+export function isRacilyNew(st: BigIntStats, nowMs: number): boolean {
+  const now = BigInt(Math.floor(nowMs)) * 1_000_000n;
+  const window = BigInt(RACY_WINDOW_MS) * 1_000_000n;
+  return now - st.mtimeNs < window || now - st.ctimeNs < window;
 }
 
 /**

@@ -4,12 +4,13 @@
  * builds, any damaged, foreign or stale file is ignored, and the bundle's output is the same with
  * and without it.
  */
+import type { BigIntStats } from "node:fs";
 import { copyFileSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadLabelledData } from "../../scripts/data.js";
 import { modelClassifier, type PreparedModel, prepareModel, preparedClassifier } from "../../scripts/engine/model.js";
-import { cachedPreparedModel, decodeModelCache, encodeModelCache, modelCacheKey, modelCacheName, storeModelCache } from "../../scripts/model-cache.js";
+import { cachedPreparedModel, decodeModelCache, encodeModelCache, isRacilyNew, modelCacheKey, modelCacheName, storeModelCache } from "../../scripts/model-cache.js";
 import { readModel } from "../../scripts/model-file.js";
 import { bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
 
@@ -149,6 +150,16 @@ describe("model cache: files", () => {
     expect(readdirSync(cacheDir).filter((n) => n.endsWith(".ktmodel"))).toHaveLength(8);
   });
 
+  it("a model file is racily new for 2 s after its last modification or change, and when dated in the future", () => {
+    const at = (mtimeMs: number, ctimeMs: number) => ({ mtimeNs: BigInt(mtimeMs) * 1_000_000n, ctimeNs: BigInt(ctimeMs) * 1_000_000n }) as unknown as BigIntStats;
+    const now = 1_800_000_000_000;
+    expect(isRacilyNew(at(now - 10_000, now - 10_000), now)).toBe(false);
+    expect(isRacilyNew(at(now - 2_000, now - 2_000), now)).toBe(false);
+    expect(isRacilyNew(at(now - 1_999, now - 10_000), now)).toBe(true);
+    expect(isRacilyNew(at(now - 10_000, now - 500), now)).toBe(true);
+    expect(isRacilyNew(at(now + 60_000, now - 10_000), now)).toBe(true);
+  });
+
   it("a missing model file is reported by the loader, not hidden by the cache", () => {
     const cacheDir = join(tempDir("kt-mc-"), "cache");
     expect(() => cachedPreparedModel("/no/such/model.json", cacheDir, "b", () => prepareModel(readModel("/no/such/model.json")))).toThrow(/cannot read model/);
@@ -201,15 +212,23 @@ describe("model cache: the bundle", () => {
     expect(dev.stdout).toBe(ref.stdout);
   });
 
-  it("another model file gets its own cache and its own scores; --model /dev/null uses none", () => {
+  it("another model file gets its own cache and its own scores, stored only once the file is 2 s old; --model /dev/null uses none", async () => {
     const dir = join(tempDir("kt-mc-"), "cache");
     const other = join(tempDir("kt-mc-"), "model.json");
     const m = JSON.parse(readFileSync(bundledModel, "latin1"));
     m.bias = (m.bias as number[]).map((b, k) => (k === 2 ? b + 5 : b)); // leans every unit to belief
     writeFileSync(other, JSON.stringify(m));
     const base = run({ TRIAGE_CACHE_DIR: dir });
+    expect(modelCaches(dir)).toHaveLength(1);
+    // Just written: on a file system with 1 s timestamps a same-size rewrite could keep the whole
+    // key, so no cache is stored yet (isRacilyNew); the output is the model's all the same.
+    const racy = triage([...args, "--model", other], { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE_DEBUG: "1" } });
+    expect(status(racy.stderr)).toBe("miss");
+    expect(modelCaches(dir)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 2_100));
     const withOther = triage([...args, "--model", other], { env: { TRIAGE_CACHE_DIR: dir } });
     expect(withOther.code, withOther.stderr).toBe(0);
+    expect(withOther.stdout).toBe(racy.stdout);
     expect(modelCaches(dir)).toHaveLength(2);
     const again = triage([...args, "--model", other], { env: { TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE_DEBUG: "1" } });
     expect(status(again.stderr)).toBe("hit");
