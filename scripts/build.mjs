@@ -148,7 +148,19 @@ const debug = /^(1|true|yes|on)$/i.test(env.TRIAGE_CACHE_DEBUG ?? env.TRIAGE_COD
 const absolute = (p) => (p && isAbsolute(p) ? p : null);
 const home = absolute(env.HOME || env.USERPROFILE);
 // TRIAGE_CACHE=0 turns off every start-up cache (this code cache and the program's model cache).
-const cacheDir = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
+// A cache folder someone else owns, or that others may write to (a shared XDG_CACHE_HOME=/tmp, say),
+// could hand this process another user's bytecode: then no cache at all. A missing folder is made 0700.
+const private_ = (d) => {
+  try {
+    const st = statSync(d);
+    return !process.getuid || (st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o022) === 0);
+  } catch (e) {
+    return e.code === "ENOENT";
+  }
+};
+const wanted = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
+const cacheDir = wanted && private_(wanted) ? wanted : null;
+if (debug && wanted && !cacheDir) process.stderr.write("start-up caches: off (" + wanted + " is not a private folder of this user)\\n");
 const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
 // The build hash names the program; the bundle's size and modification time catch a bundle edited

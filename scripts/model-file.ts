@@ -79,7 +79,9 @@ export function loadModelClassifier(path: string): Classifier {
   const info = loaderInfo();
   const dir = info?.cacheDir && !isOff(process.env.TRIAGE_MODEL_CACHE) ? info.cacheDir : null;
   const report = info?.debug ? (status: string, file: string) => process.stderr.write(`model cache: ${status} ${file}\n`) : undefined;
-  return preparedClassifier(info && dir ? cachedPreparedModel(path, dir, info.build, load, report) : load());
+  if (info && dir) return preparedClassifier(cachedPreparedModel(path, dir, info.build, load, report));
+  if (info?.debug) process.stderr.write("model cache: off\n");
+  return preparedClassifier(load());
 }
 
 const round = (x: number, d: number): number => {

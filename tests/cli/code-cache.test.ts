@@ -4,7 +4,7 @@
  * The cache must only ever change speed: same output with and without it, with a corrupt cache file,
  * and nothing written on failure or when it is turned off.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
@@ -135,5 +135,26 @@ describe("code cache of the bundle", () => {
     const blocked = triage(args, { env: { TRIAGE_CACHE_DIR: join(root, "file", "cache") } });
     expect(blocked.code, blocked.stderr).toBe(0);
     expect(blocked.stderr).toBe("");
+  });
+});
+
+describe("a cache folder others can write to", () => {
+  it("is not used at all (another user's bytecode or tables would run here): world-writable, or owned by someone else", () => {
+    const shared = tempDir("kt-cc-shared-");
+    chmodSync(shared, 0o777);
+    const r = triage(args, { env: { TRIAGE_CACHE_DIR: shared, TRIAGE_CACHE_DEBUG: "1" } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^start-up caches: off \(.* is not a private folder of this user\)$/m);
+    expect(status(r.stderr)).toBe("off");
+    expect(r.stderr).toMatch(/^model cache: off$/m);
+    expect(readdirSync(shared)).toEqual([]);
+    expect(r.stdout).toBe(triage(args, { env: { TRIAGE_CACHE: "0" } }).stdout);
+    if (process.getuid?.() === 0) {
+      const foreign = tempDir("kt-cc-foreign-");
+      chownSync(foreign, 65534, 65534);
+      const f = triage(args, { env: { TRIAGE_CACHE_DIR: foreign, TRIAGE_CACHE_DEBUG: "1" } });
+      expect(f.stderr).toMatch(/^start-up caches: off/m);
+      expect(readdirSync(foreign)).toEqual([]);
+    }
   });
 });

@@ -176,7 +176,7 @@ describe("model cache: the bundle", () => {
     const dir = join(tempDir("kt-mc-"), "cache");
     const off = run({ TRIAGE_CACHE: "0" });
     expect(off.code, off.stderr).toBe(0);
-    expect(status(off.stderr)).toBe("none");
+    expect(status(off.stderr)).toBe("off");
     const first = run({ TRIAGE_CACHE_DIR: dir });
     expect(status(first.stderr)).toBe("miss");
     expect(modelCaches(dir)).toHaveLength(1);
@@ -187,7 +187,7 @@ describe("model cache: the bundle", () => {
     // Switched off alone: no model cache read or written, the code cache still works.
     const alone = join(tempDir("kt-mc-"), "cache");
     const noModel = run({ TRIAGE_CACHE_DIR: alone, TRIAGE_MODEL_CACHE: "off" });
-    expect(status(noModel.stderr)).toBe("none");
+    expect(status(noModel.stderr)).toBe("off");
     expect(noModel.stderr).toMatch(/^code cache: miss/m);
     expect(modelCaches(alone)).toEqual([]);
   });
