@@ -1,4 +1,4 @@
-import { HARD, regexScores } from "./regex-tier.js";
+import { cueText, HARD, regexScores } from "./regex-tier.js";
 import { TYPES, type ClassifiedUnit, type KnowledgeType, type Unit } from "./types.js";
 import { isStructure, segment } from "./units.js";
 
@@ -26,7 +26,7 @@ const HEADING_DATE = /\b(19|20)\d\d[-/.]\d\d?([-/.]\d\d?)?\b|\d{4}年|\d{4}년/;
  */
 function headingTypes(text: string): Set<KnowledgeType> {
   const allowed = new Set<KnowledgeType>(["belief"]);
-  if (HARD.test(text)) allowed.add("constraint");
+  if (HARD.test(cueText(text))) allowed.add("constraint");
   if (HEADING_DATE.test(text)) allowed.add("episodic");
   return allowed;
 }

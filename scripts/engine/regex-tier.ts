@@ -6,9 +6,9 @@ import { TYPES, type KnowledgeType, type Unit } from "./types.js";
  * preference, commands = procedural); everything else is belief, dated/past-tense lines episodic.
  *
  * HARD and SOFT are case-insensitive without the u flag: with it, V8 takes ~4 ms to compile HARD at
- * its first use in every process (the model tier tests headings with it), and all it would add is
- * Unicode case folding of a few letters none of the cue words contain (long s, Kelvin sign, capital
- * sharp s). Same matches on every line of the corpus, transcripts and example (checked).
+ * its first use in every process (the model tier tests headings with it). What the u flag's case
+ * folding adds for these cue words is that long s (U+017F) matches s and the Kelvin sign (U+212A)
+ * matches k; cueText folds those two first, so the matches are the same as with "iu" (tested).
  */
 export const HARD = new RegExp(
   [
@@ -27,16 +27,26 @@ export const COMMAND = /(^\s*(\$|>|npm|npx|pnpm|yarn|bun|pip|uv|poetry|cargo|go|
 const STEP = /^\s*(\d+[.)]|step \d+)/i;
 export const EPISODIC = /\b(20\d\d-\d\d-\d\d|yesterday|last (week|sprint|month)|we tried|was (fixed|added|removed|deployed)|fixed|implemented|completed|merged|shipped|reverted|migrated)\b|✅/i;
 
+const FOLDED = /[\u017f\u212a]/g;
+/**
+ * Text for the case-insensitive cue regexes: long s (U+017F) becomes "s" and the Kelvin sign
+ * (U+212A) "k", the two letters whose Unicode case folding reaches ASCII (what /iu would match).
+ */
+export function cueText(text: string): string {
+  return text.includes("\u017f") || text.includes("\u212a") ? text.replace(FOLDED, (c) => (c === "\u017f" ? "s" : "k")) : text;
+}
+
 /**
  * Classify units with the regex tier. Output probabilities are fixed per rule
  * (0.7 for the matched type, the rest spread evenly), so they sum to 1.
  */
 export function regexScores(u: Pick<Unit, "text" | "kind">): Record<KnowledgeType, number> {
   const t = u.text;
+  const cues = cueText(t);
   let type: KnowledgeType = "belief";
   if (u.kind === "code") type = "procedural";
-  else if (HARD.test(t) && !SOFT.test(t)) type = "constraint";
-  else if (SOFT.test(t)) type = "preference";
+  else if (HARD.test(cues) && !SOFT.test(cues)) type = "constraint";
+  else if (SOFT.test(cues)) type = "preference";
   else if (COMMAND.test(t) || STEP.test(t)) type = "procedural";
   else if (EPISODIC.test(t)) type = "episodic";
   const scores = {} as Record<KnowledgeType, number>;
