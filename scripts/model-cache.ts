@@ -18,7 +18,7 @@
 import { type BigIntStats, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
-import type { PreparedModel } from "./engine/model.js";
+import { LITTLE_ENDIAN, type PreparedModel } from "./engine/model.js";
 import { TYPES } from "./engine/types.js";
 import { readFileCapped } from "./files.js";
 import { makeDirs, replaceAtomically } from "./io.js";
@@ -30,7 +30,6 @@ export const MODEL_CACHE_LAYOUT = 2;
 const KEEP = 8;
 /** Larger files are not read (a model with 30,000 terms caches to about 1 MB). */
 const MAX_BYTES = 64 * 1024 * 1024;
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const K = TYPES.length;
 
 interface Header {

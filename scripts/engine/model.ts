@@ -92,7 +92,8 @@ function decodeBase64Strict(b64: string): Buffer {
   return buf;
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** True on little-endian hosts, whose typed arrays read the model's little-endian bytes as they are. */
+export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 const decodedBlobs = new WeakMap<ModelFile, Partial<Record<"terms" | "idf" | "weights", Buffer>>>();
 /**
