@@ -48,7 +48,7 @@ const pad8 = (n: number): number => (8 - (n % 8)) % 8;
 
 /**
  * Serialise prepared tables under `key`. Layout (little-endian): u32 magic "KTMC", u32 layout, u32
- * header length H, H bytes of ASCII JSON header (key, bits, term count n, bias, weightScales,
+ * header length H, H bytes of UTF-8 JSON header (key, bits, term count n, bias, weightScales,
  * temperature, stem table byte lengths, CRC-32 of the payload), zero padding to 8, then the payload:
  * the hash table (Int32 x 2^(bits+1)), the scales (Float64 x n), the weights (Int8 x 5n) padded to 8,
  * and the stem tables as UTF-8. Throws on a big-endian host and on a Node without zlib.crc32
@@ -69,7 +69,7 @@ export function encodeModelCache(p: PreparedModel, key: string): Buffer {
     stems: stems.map(([lang, b]) => [lang, b.length]),
     crc32: crc32(payload),
   };
-  const head = Buffer.from(JSON.stringify(header).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`), "latin1");
+  const head = Buffer.from(JSON.stringify(header), "utf8");
   const fixed = Buffer.alloc(12);
   fixed.writeUInt32LE(MAGIC, 0);
   fixed.writeUInt32LE(MODEL_CACHE_LAYOUT, 4);
@@ -88,7 +88,7 @@ export function decodeModelCache(bytes: Buffer, key: string): PreparedModel | un
     if (!LITTLE_ENDIAN || bytes.length < 16 || bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== MODEL_CACHE_LAYOUT) return undefined;
     const headLength = bytes.readUInt32LE(8);
     if (12 + headLength > bytes.length) return undefined;
-    const h = JSON.parse(bytes.toString("latin1", 12, 12 + headLength)) as Header;
+    const h = JSON.parse(bytes.toString("utf8", 12, 12 + headLength)) as Header;
     if (h.key !== key || !Number.isInteger(h.bits) || h.bits < 4 || h.bits > 28 || !Number.isInteger(h.n) || h.n < 0 || h.n > 1 << (h.bits - 1)) return undefined;
     if (!Array.isArray(h.bias) || h.bias.length !== K || !Array.isArray(h.weightScales) || h.weightScales.length !== K || typeof h.temperature !== "number") return undefined;
     if (!Array.isArray(h.stems) || !h.stems.every((s) => Array.isArray(s) && typeof s[0] === "string" && Number.isInteger(s[1]) && s[1] >= 0)) return undefined;

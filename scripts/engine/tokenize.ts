@@ -206,13 +206,10 @@ export function useStemTables(packed: Readonly<Record<string, string>>): void {
 
 /** Start offsets of the lines of a table, plus text.length + 1 as the end of the last line. */
 function lineStarts(text: string): Int32Array {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
-  const starts = new Int32Array(n + 1);
-  let k = 1;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
-  starts[n] = text.length + 1;
-  return starts;
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  starts.push(text.length + 1);
+  return Int32Array.from(starts);
 }
 
 /**
