@@ -36,16 +36,24 @@ export function polarityOf(text: string): "pos" | "neg" {
   return NEG_RE.test(text.replace(/`[^`]*`/g, " ")) ? "neg" : "pos";
 }
 
+/** Texts remembered per memo below; a memo is emptied when it reaches this size. */
+const MEMO_MAX = 20_000;
+
+/** `compute(text)` remembered in `memo` (emptied at MEMO_MAX entries). Results are shared: do not mutate. */
+function memoized<T>(memo: Map<string, T>, text: string, compute: (text: string) => T): T {
+  const hit = memo.get(text);
+  if (hit !== undefined) return hit;
+  const value = compute(text);
+  if (memo.size > MEMO_MAX) memo.clear();
+  memo.set(text, value);
+  return value;
+}
+
 const termCache = new Map<string, string[]>();
 
 /** Content terms of a text: stemmed words minus stopwords and cue words, plus CJK bigrams. Sorted, unique; cached (do not mutate). */
 export function contentTerms(text: string): string[] {
-  const hit = termCache.get(text);
-  if (hit) return hit;
-  const terms = computeTerms(text);
-  if (termCache.size > 20_000) termCache.clear();
-  termCache.set(text, terms);
-  return terms;
+  return memoized(termCache, text, computeTerms);
 }
 
 function computeTerms(text: string): string[] {
@@ -64,15 +72,12 @@ const idCache = new Map<string, { ids: string[]; key: string }>();
 
 /** identifiers() with its set as one string (ids joined by NUL; "" when none), cached like contentTerms. */
 function identifierSet(text: string): { ids: string[]; key: string } {
-  const hit = idCache.get(text);
-  if (hit) return hit;
-  const out = new Set<string>();
-  for (const m of text.matchAll(/`[^`]+`|[\w.-]*\d[\w.-]*|[\w.-]+\/[\w./*-]*/g)) out.add(m[0].toLowerCase().replace(/[.]+$/, ""));
-  const ids = [...out].sort();
-  const set = { ids, key: ids.join("\u0000") };
-  if (idCache.size > 20_000) idCache.clear();
-  idCache.set(text, set);
-  return set;
+  return memoized(idCache, text, () => {
+    const out = new Set<string>();
+    for (const m of text.matchAll(/`[^`]+`|[\w.-]*\d[\w.-]*|[\w.-]+\/[\w./*-]*/g)) out.add(m[0].toLowerCase().replace(/[.]+$/, ""));
+    const ids = [...out].sort();
+    return { ids, key: ids.join("\u0000") };
+  });
 }
 
 /** Identifier-like tokens (with a digit, inline code, or a path): rules naming different ones are different rules. Sorted, unique, lowercase; cached (do not mutate). */
@@ -96,13 +101,10 @@ const seqCache = new Map<string, Word[]>();
 
 /** Stemmed words of a text in order, each flagged as a content term. Cached like contentTerms (do not mutate). */
 function wordSeq(text: string): Word[] {
-  const hit = seqCache.get(text);
-  if (hit) return hit;
-  const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
-  const seq = t.words.map((w, i) => ({ w, content: w.length >= 2 && !STOP.has(w) && !STOP.has(t.raw[i] ?? "") }));
-  if (seqCache.size > 20_000) seqCache.clear();
-  seqCache.set(text, seq);
-  return seq;
+  return memoized(seqCache, text, () => {
+    const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
+    return t.words.map((w, i) => ({ w, content: w.length >= 2 && !STOP.has(w) && !STOP.has(t.raw[i] ?? "") }));
+  });
 }
 
 /**
