@@ -333,20 +333,9 @@ export function tfidfDot(index: TermIndex, w: Int8Array): (feats: Int32Array, co
       tfs = new Int32Array(count * 2);
     }
     let n = 0;
-    const { table, bits } = index;
-    const mask = (1 << bits) - 1;
-    const shift = 32 - bits;
     for (let t = 0; t < count; t++) {
-      // termOf, inlined: one call less per feature in the not-yet-optimised first units.
-      const id = feats[t] as number;
-      let h = Math.imul(id, 0x9e3779b1) >>> shift;
-      let key = table[2 * h] as number;
-      while (key !== id && key !== -1) {
-        h = (h + 1) & mask;
-        key = table[2 * h] as number;
-      }
-      if (key === -1) continue;
-      const j = table[2 * h + 1] as number;
+      const j = termOf(index, feats[t] as number);
+      if (j < 0) continue;
       if (stamp[j] !== gen) {
         stamp[j] = gen;
         slot[j] = n;
