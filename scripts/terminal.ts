@@ -12,11 +12,35 @@
  */
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
+/** A UTF-16 unit as the six characters `\\uXXXX`. */
+const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
 /**
  * `text` with every terminal-unsafe character (see UNSAFE) written as a `\uXXXX` escape, e.g. ESC
  * becomes the six characters `\u001b`. TAB and LF are kept, so multi-line messages keep their lines.
  * Deterministic; never throws. The identity on text without such characters.
  */
 export function visible(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(UNSAFE, escapeUnit);
+}
+
+/** visible() for a one-line field such as a file name: LF is escaped too (`\u000a`), so the field stays on its line. */
+export function visibleName(text: string): string {
+  return visible(text).replace(/\n/g, escapeUnit);
+}
+
+/**
+ * visible(text) cut to at most `width` UTF-16 units, ending in "…" when cut. The cut never falls inside
+ * an escape (`\u001b` stays whole or goes) nor between the halves of a surrogate pair (an emoji).
+ */
+export function visibleTruncated(text: string, width: number): string {
+  const shown = visible(text);
+  if (shown.length <= width) return shown;
+  let out = "";
+  for (const ch of text) {
+    const piece = visible(ch);
+    if (out.length + piece.length > width - 1) break;
+    out += piece;
+  }
+  return `${out}…`;
 }

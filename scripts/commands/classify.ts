@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { classifyMarkdown } from "../engine/classify.js";
 import { TYPES, type ClassifiedUnit } from "../engine/types.js";
 import { loadClassifier, readInput, stderrLine, writeStdout } from "../io.js";
-import { visible } from "../terminal.js";
+import { visibleName, visibleTruncated } from "../terminal.js";
 import { UsageError } from "../errors.js";
 
 /** One row of `triage classify --json` (see ClassifyRowSchema in schemas.ts). */
@@ -41,15 +41,6 @@ const ABBR: Record<string, string> = {
   episodic: "episodic",
 };
 
-/** At most `width` UTF-16 units with "…" when cut, never splitting a surrogate pair (an emoji). */
-function truncate(text: string, width: number): string {
-  if (text.length <= width) return text;
-  let end = width - 1;
-  const c = text.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
-}
-
 /** Render rows as a fixed-width table: line range, type, confidence, first line of text (truncated). */
 export function renderTable(rows: ClassifyRow[], width = 100): string {
   const out: string[] = [];
@@ -57,12 +48,11 @@ export function renderTable(rows: ClassifyRow[], width = 100): string {
   for (const r of rows) {
     if (r.file !== file) {
       file = r.file;
-      out.push(`== ${visible(file)}`);
+      out.push(`== ${visibleName(file)}`);
     }
     const range = r.endLine > r.line ? `${r.line}-${r.endLine}` : `${r.line}`;
-    const first = visible(r.text.split("\n")[0]?.trim() ?? "");
     const more = r.endLine > r.line ? ` (+${r.endLine - r.line} lines)` : "";
-    const text = truncate(first + more, width);
+    const text = visibleTruncated(`${r.text.split("\n")[0]?.trim() ?? ""}${more}`, width);
     out.push(`${range.padStart(7)}  ${(ABBR[r.type] ?? r.type).padEnd(10)}  ${r.confidence.toFixed(2)}  ${text}`);
   }
   return `${out.join("\n")}\n`;
@@ -98,7 +88,7 @@ export function registerClassify(program: Command): void {
       for (const n of perFile) {
         const fileRows = rows.slice(start, start + n.count);
         start += n.count;
-        out.push(fileRows.length ? renderTable(fileRows) : `== ${visible(n.file)}\n`);
+        out.push(fileRows.length ? renderTable(fileRows) : `== ${visibleName(n.file)}\n`);
       }
       // The count line is printed always (also for 0 units); --summary is kept for compatibility.
       const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));

@@ -3,7 +3,7 @@ import { formatMetrics } from "../engine/metrics.js";
 import { loadLabelledData } from "../data.js";
 import { evaluateDocs } from "../evaluate.js";
 import { loadClassifier, stderrLine, writeStdout } from "../io.js";
-import { visible } from "../terminal.js";
+import { visible, visibleName } from "../terminal.js";
 
 export function registerEval(program: Command): void {
   program
@@ -22,7 +22,7 @@ export function registerEval(program: Command): void {
         writeStdout(`${JSON.stringify(metrics)}\n`);
         return;
       }
-      writeStdout(`${formatMetrics(`${visible(data)} (${classifier.name} tier)`, metrics)}\n`);
+      writeStdout(`${formatMetrics(`${visibleName(data)} (${classifier.name} tier)`, metrics)}\n`);
       if (opts.errors) {
         for (const p of predictions) {
           if (p.gold !== p.pred) {

@@ -5,7 +5,7 @@ import { defaultRulesDir } from "../memory/api.js";
 import { EXPORT_FORMATS, exportRules, planExport, type ExportFormat } from "../memory/export.js";
 import { readRuleFiles } from "../memory/pinned.js";
 import { stderrLine, writeStdout } from "../io.js";
-import { visible } from "../terminal.js";
+import { visible, visibleName } from "../terminal.js";
 
 /** `triage export --format cursor|copilot|windsurf|agents|gemini [--rules-dir DIR] [--out DIR] [--stdout]`. */
 export function registerExport(program: Command): void {
@@ -30,7 +30,7 @@ export function registerExport(program: Command): void {
       }
       const r = exportRules(rulesDir, opts.out ?? process.cwd(), format, { force: opts.force });
       if (r.rules === 0) stderrLine(`no rules in ${rulesDir}`);
-      for (const f of r.files) writeStdout(`wrote ${visible(f)}\n`);
+      for (const f of r.files) writeStdout(`wrote ${visibleName(f)}\n`);
       for (const f of r.removed) writeStdout(`removed ${visible(f)}\n`);
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { loadClassifier, stderrLine, writeStdout } from "../io.js";
-import { visible } from "../terminal.js";
+import { visible, visibleName } from "../terminal.js";
 import { defaultRulesDir, extractTranscript, lazyClassifier } from "../memory/api.js";
 
 /** Options of `triage extract`. */
@@ -61,6 +61,6 @@ export function registerExtract(program: Command): void {
         `${report.linesRead} lines read, ${report.linesSkipped} skipped, ${report.candidates} candidate sentences, ${report.kept} kept: ` +
           `${report.added} added, ${report.updated} updated, ${report.retired} retired\n`,
       );
-      for (const f of report.files) writeStdout(`${verb} ${visible(f)}\n`);
+      for (const f of report.files) writeStdout(`${verb} ${visibleName(f)}\n`);
     });
 }

@@ -5,7 +5,7 @@ import { TYPES, type KnowledgeType } from "../engine/types.js";
 import { UsageError } from "../errors.js";
 import { walkFiles, type WalkResult } from "../files.js";
 import { loadClassifier, readInput, refuseOverwrite, stderrLine, writeFileAtomic, writeStdout } from "../io.js";
-import { visible } from "../terminal.js";
+import { visibleName } from "../terminal.js";
 import { buildLlmPrompt, parseLlmAnswer } from "../llm.js";
 import { runShell } from "../memory/llm.js";
 
@@ -115,7 +115,7 @@ export function registerLabel(program: Command): void {
       if (toStdout) writeStdout(jsonl);
       else writeFileAtomic(opts.output, jsonl);
       const counts = TYPES.map((t) => `${rows.filter((r) => r.type === t).length} ${t}`).join(", ");
-      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${toStdout ? "standard output" : visible(opts.output)} (${counts})\n`);
+      process.stderr.write(`labelled ${rows.length} units from ${files.length} file(s) -> ${toStdout ? "standard output" : visibleName(opts.output)} (${counts})\n`);
       if (opts.llm) {
         process.stderr.write(`llm: ${llmCalls} calls, ${llmFailures} failed (kept the ${classifier.name} label), agreement with ${classifier.name} ${llmCalls - llmFailures ? `${((agree / (llmCalls - llmFailures)) * 100).toFixed(1)}%` : "n/a (no answers)"}\n`);
       }

@@ -195,3 +195,18 @@ describe("triage label walks folders safely", () => {
     ]);
   });
 });
+
+describe("one-line fields", () => {
+  it("classify's '== file' header escapes a newline in the file name; a cut row never ends inside an escape", () => {
+    const d = tempDir("kt-edges-nl-");
+    const name = "nl\nname.md";
+    writeFileSync(join(d, name), `- Never push to main ${"a".repeat(60)}${"\u0001".repeat(10)} and more words after it.\n`);
+    const r = triage(["classify", name, "--model", "/dev/null"], { cwd: d });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toBe("== nl\\u000aname.md");
+    const row = lines[1] as string;
+    expect(row.endsWith("…")).toBe(true);
+    expect(row.slice(0, -1)).not.toMatch(/\\(u[0-9a-f]{0,3})?$/);
+  });
+});
