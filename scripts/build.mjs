@@ -48,111 +48,156 @@ const lazyBuiltins = {
 };
 
 // Usage: node scripts/build.mjs [entry outfile] [--no-minify] [--plain]. Without arguments, builds
-// the CLI, dist/triage.mjs. Benches and profiling bundle other entries the same way; --plain gives
-// one ordinary ESM module (top-level await allowed) instead of the code-cache loader below.
+// the CLI, dist/triage.mjs: the full CLI (scripts/cli.ts) plus the classify fast path
+// (scripts/classify-main.ts), see withLoader. Benches and profiling bundle other entries the same
+// way (one program); --plain gives one ordinary ESM module (top-level await allowed) instead of the
+// code-cache loader below.
 const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const [entry = "scripts/cli.ts", outfile = "dist/triage.mjs"] = args;
 const plain = flags.has("--plain");
-const result = await build({
-  entryPoints: [entry],
-  outfile,
-  write: false,
-  bundle: true,
-  platform: "node",
-  // The program is a classic script (run by the loader through node:vm, see below); import.meta.url
-  // becomes a parameter the loader passes in.
-  format: plain ? "esm" : "cjs",
-  ...(plain ? {} : { define: { "import.meta.url": "__kt_import_meta_url" } }),
-  target: "node20",
-  minify: !flags.has("--no-minify"),
-  legalComments: "none",
-  logLevel: "warning",
-  ...(plain
-    ? { banner: { js: "import { createRequire as __kt_createRequire } from 'node:module';\nconst require = __kt_createRequire(import.meta.url);" } }
-    : {}),
-  plugins: [
-    lazyBuiltins,
-    {
-      name: "stub-stopwords",
-      setup(b) {
-        b.onResolve({ filter: /^stopwords-iso$/ }, () => ({ path: "stopwords-iso", namespace: "stub" }));
-        b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "module.exports = {};", loader: "js" }));
-      },
-    },
-  ],
-});
 
-// esbuild leaves non-ASCII characters inside regular-expression literals. One such character makes
-// V8 decode and hold the whole ~0.5 MB source as a two-byte string, which costs tens of ms at every
-// start. \uXXXX escapes mean the same code units everywhere in JS source (a \uD8xx\uDCxx pair is
-// one code point in a /u regex), so escape every non-ASCII UTF-16 unit.
-const [out] = result.outputFiles;
-const program = out.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-writeFileSync(out.path, plain ? program : withLoader(program), { mode: 0o755 });
+/** One entry bundled as a single program text (see the escaping note below). */
+async function bundleProgram(entryPoint) {
+  const result = await build({
+    entryPoints: [entryPoint],
+    outfile,
+    write: false,
+    bundle: true,
+    platform: "node",
+    // The program is a classic script (run by the loader through node:vm, see below); import.meta.url
+    // becomes a parameter the loader passes in.
+    format: plain ? "esm" : "cjs",
+    ...(plain ? {} : { define: { "import.meta.url": "__kt_import_meta_url" } }),
+    target: "node20",
+    minify: !flags.has("--no-minify"),
+    legalComments: "none",
+    logLevel: "warning",
+    ...(plain
+      ? { banner: { js: "import { createRequire as __kt_createRequire } from 'node:module';\nconst require = __kt_createRequire(import.meta.url);" } }
+      : {}),
+    plugins: [
+      lazyBuiltins,
+      {
+        name: "stub-stopwords",
+        setup(b) {
+          b.onResolve({ filter: /^stopwords-iso$/ }, () => ({ path: "stopwords-iso", namespace: "stub" }));
+          b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+        },
+      },
+    ],
+  });
+  // esbuild leaves non-ASCII characters inside regular-expression literals. One such character makes
+  // V8 decode and hold the whole ~0.5 MB source as a two-byte string, which costs tens of ms at every
+  // start. \uXXXX escapes mean the same code units everywhere in JS source (a \uD8xx\uDCxx pair is
+  // one code point in a /u regex), so escape every non-ASCII UTF-16 unit.
+  return result.outputFiles[0].text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+const main = await bundleProgram(entry);
+const programs = args.length === 0 && !plain ? { classify: await bundleProgram("scripts/classify-main.ts"), main } : { main };
+writeFileSync(outfile, plain ? main : withLoader(programs), { mode: 0o755 });
 
 /**
- * dist/triage.mjs: a small ESM loader followed by the program as line comments ("//" + each line).
- * V8 only skims comments, so the module compiles in about a millisecond; the loader reads its own
- * file, strips the comment marks and compiles the program with node:vm, passing V8 code-cache data
- * from the previous run of the same command (bytecode of every function that run compiled). A cold
- * `triage classify` then skips parsing and compiling ~0.5 MB of JavaScript: the same mechanism as
- * Node 22's module.enableCompileCache(), which Node 20 lacks. The cache lives in
- * $TRIAGE_CACHE_DIR, else $XDG_CACHE_HOME/knowledge-triage, else ~/.cache/knowledge-triage (created
- * 0700); one file per build (content hash), bundle size and modification time, Node version, CPU architecture and command, written
- * atomically at a successful exit when missing or rejected by V8, with V8's checksum turned on so a
- * corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off (TRIAGE_CACHE=0 turns off
- * this and the model cache, scripts/model-cache.ts). Any cache problem only means compiling from
- * source: output never depends on it. The program gets { build, cacheDir, debug } as __kt_loader.
+ * dist/triage.mjs: a small ESM loader followed by the programs as line comments ("//" + each line),
+ * each block under a mark line `//@kt-program <build> <name>`. V8 only skims comments, so the module
+ * compiles in about a millisecond; the loader reads its own file, strips the comment marks of one
+ * block and compiles that program with node:vm, passing V8 code-cache data from the previous run of
+ * the same program and command (bytecode of every function that run compiled): the same mechanism as
+ * Node 22's module.enableCompileCache(), which Node 20 lacks. Blocks: "classify", the fast path of
+ * `triage classify` (scripts/classify-main.ts: ~90 KB, no commander, no other command), run when the
+ * first argument is classify; "main", the full CLI, run otherwise and by the fast path for argument
+ * lists it leaves to the CLI (runFullProgram). The cache lives in $TRIAGE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/knowledge-triage, else ~/.cache/knowledge-triage (created 0700); one file per
+ * build (content hash), bundle size and modification time, Node version, CPU architecture, block and
+ * command, written atomically at a successful exit when missing or rejected by V8, with V8's
+ * checksum turned on so a corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off
+ * (TRIAGE_CACHE=0 turns off this and the model cache, scripts/model-cache.ts). Any cache problem only
+ * means compiling from source: output never depends on it. The program gets { build, cacheDir,
+ * debug, runFullProgram? } as __kt_loader (scripts/runtime.ts).
  */
-function withLoader(code) {
-  code = code.replace(/^#![^\n]*\n/, "");
-  if (code.includes("\r")) throw new Error("program contains a carriage return: it cannot be carried in line comments");
-  const id = createHash("sha256").update(code).digest("hex").slice(0, 16);
+function withLoader(programs) {
+  const blocks = Object.entries(programs).map(([name, text]) => {
+    const code = text.replace(/^#![^\n]*\n/, "");
+    if (code.includes("\r")) throw new Error(`program ${name} contains a carriage return: it cannot be carried in line comments`);
+    return [name, code];
+  });
+  const hash = createHash("sha256");
+  for (const [name, code] of blocks) hash.update(`${name}\n${code}\n`);
+  const id = hash.digest("hex").slice(0, 16);
   const loader = `#!/usr/bin/env node
 // Knowledge Triage CLI, built by scripts/build.mjs from scripts/ (do not edit; run npm run build).
-// The program is the commented block at the end of this file; see withLoader() in scripts/build.mjs.
+// The programs are the commented blocks at the end of this file; see withLoader() in scripts/build.mjs.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
+const { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
 const { dirname, isAbsolute, join } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
 const BUILD = ${JSON.stringify(id)};
 const file = fileURLToPath(import.meta.url);
-const own = readFileSync(file);
-const at = own.indexOf("//@kt-program " + BUILD);
-const start = at < 0 ? -1 : own.indexOf(10, at) + 1;
-if (start <= 0) {
-  process.stderr.write("triage: " + file + " is damaged: its program block is missing (run npm run build, or clone again)\\n");
-  process.exit(1);
-}
-// The program is every line after the mark without its leading "//", wrapped in a function. It is
-// put together in place, in the file's own buffer (the wrapper's head over the end of the mark line,
-// each line moved left over its "//"), and decoded once: one 0.5 MB string on V8's heap and no second
-// buffer, whose fresh pages would cost a page fault each. (A CRLF copy of the file still works: a CR
-// is a line terminator in JavaScript too.)
+const MARK = "//@kt-program " + BUILD + " ";
 const head = "(function (require, __kt_import_meta_url, __kt_loader) {";
 const tail = "\\n})";
-let from = start - head.length;
-own.write(head, from, "latin1");
-let size = start;
-for (let s = start; s < own.length; ) {
-  const nl = own.indexOf(10, s);
-  const e = nl < 0 ? own.length : nl + 1;
-  const b = own[s] === 47 && own[s + 1] === 47 ? s + 2 : s;
-  own.copyWithin(size, b, e);
-  size += e - b;
-  s = e;
+// Where each block's mark line starts and where the block ends, in bytes (filled in by the build).
+const BLOCKS = __KT_BLOCKS__;
+const ROOM = 64; // bytes read before a mark line: room for the wrapper's head
+let whole;
+// The bytes of one block: read alone at its recorded place, or, when the file is not as built (a
+// CRLF copy, an edit), found in the whole file; null when it is missing.
+function blockBytes(name) {
+  const at = BLOCKS[name];
+  if (at) {
+    try {
+      const buf = Buffer.allocUnsafe(at[1] - at[0] + ROOM);
+      const fd = openSync(file, "r");
+      let n;
+      try {
+        n = readSync(fd, buf, 0, buf.length, at[0] - ROOM);
+      } finally {
+        closeSync(fd);
+      }
+      if (n === buf.length && buf.indexOf(MARK + name + "\\n", ROOM - 1) === ROOM) return { buf, at: ROOM, end: buf.length };
+    } catch {}
+  }
+  whole ??= readFileSync(file);
+  const mark = whole.indexOf(MARK + name);
+  if (mark < 0) return null;
+  const next = whole.indexOf("\\n" + MARK, mark);
+  return { buf: whole, at: mark, end: next < 0 ? whole.length : next + 1 };
 }
-let text = own;
-if (size + tail.length > own.length) {
-  // Fewer than two "//" marks were removed (a damaged file): no room left for the tail.
-  text = Buffer.concat([own.subarray(from, size), Buffer.from(tail, "latin1")]);
-  size -= from;
-  from = 0;
-} else size += own.write(tail, size, "latin1");
-const source = text.toString("latin1", from, size);
+// The source of one block: every line after its mark (up to the block's end) without its leading
+// "//", wrapped in a function; null when the block is missing. It is put together in place, in the
+// buffer the block was read into (the wrapper's head over the end of the mark line, each line moved
+// left over its "//"), and decoded once: one string on V8's heap and no second buffer, whose fresh
+// pages would each cost a page fault. Blocks lie apart, so putting one together leaves the others
+// intact. (A CRLF copy of the file still works: a CR is a line terminator in JavaScript too.)
+function source(name) {
+  const block = blockBytes(name);
+  if (!block) return null;
+  const { buf, end } = block;
+  const start = buf.indexOf(10, block.at) + 1;
+  if (start <= 0 || start > end) return null;
+  let from = start - head.length;
+  buf.write(head, from, "latin1");
+  let size = start;
+  for (let s = start; s < end; ) {
+    const nl = buf.indexOf(10, s);
+    const e = nl < 0 || nl >= end ? end : nl + 1;
+    const b = buf[s] === 47 && buf[s + 1] === 47 ? s + 2 : s;
+    buf.copyWithin(size, b, e);
+    size += e - b;
+    s = e;
+  }
+  let text = buf;
+  if (size + tail.length > end) {
+    // Fewer than two "//" marks were removed (a damaged file): no room left for the tail.
+    text = Buffer.concat([buf.subarray(from, size), Buffer.from(tail, "latin1")]);
+    size -= from;
+    from = 0;
+  } else size += buf.write(tail, size, "latin1");
+  return text.toString("latin1", from, size);
+}
 const env = process.env;
 const no = (v) => /^(0|false|no|off)$/i.test(v ?? "");
 const debug = /^(1|true|yes|on)$/i.test(env.TRIAGE_CACHE_DEBUG ?? env.TRIAGE_CODE_CACHE_DEBUG ?? "");
@@ -174,55 +219,86 @@ const cacheDir = wanted && private_(wanted) ? wanted : null;
 if (debug && wanted && !cacheDir) process.stderr.write("start-up caches: off (" + wanted + " is not a private folder of this user)\\n");
 const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
-// The build hash names the program; the bundle's size and modification time catch a bundle edited
+// The build hash names the programs; the bundle's size and modification time catch a bundle edited
 // by hand after the build (V8 itself only compares the source length).
 const stamp = statSync(file);
-const suffix = "-" + process.version + "-" + process.arch + "-" + command + ".v8cache";
-const cacheFile = dir && join(dir, BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + suffix);
-let cachedData;
-if (cacheFile) {
-  // V8 release builds skip the code cache's checksum and abort on a corrupt file; this flag makes
-  // createCachedData write a checksum and the next compile reject a mismatch (cachedDataRejected).
-  require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
-  try {
-    // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
-    const st = statSync(cacheFile);
-    if (st.isFile() && st.size < 64 * 1024 * 1024) cachedData = readFileSync(cacheFile);
-  } catch {}
-}
-const script = new vm.Script(source, { filename: file, cachedData });
-if (debug) process.stderr.write("code cache: " + (cacheFile ? (cachedData === undefined ? "miss" : script.cachedDataRejected ? "rejected" : "hit") + " " + cacheFile : "off") + "\\n");
-if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
-  process.once("exit", (code) => {
-    if (code !== 0) return;
-    const tmp = cacheFile + "." + process.pid + ".tmp";
+// V8 release builds skip the code cache's checksum and abort on a corrupt file; this flag makes
+// createCachedData write a checksum and the next compile reject a mismatch (cachedDataRejected).
+if (dir) require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
+// Compile and run one block with its code cache; extra fields go to the program's __kt_loader.
+function run(name, extra) {
+  const code = source(name);
+  if (code === null) {
+    process.stderr.write("triage: " + file + " is damaged: its " + name + " program block is missing (run npm run build, or clone again)\\n");
+    process.exit(1);
+  }
+  const suffix = "-" + process.version + "-" + process.arch + "-" + name + "-" + command + ".v8cache";
+  const cacheFile = dir && join(dir, BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + suffix);
+  let cachedData;
+  if (cacheFile) {
     try {
-      // Not mkdirSync's recursive mode, which loops forever under /proc (HOME=/proc): the missing
-      // folders are made one by one from the nearest existing one; any error means no cache.
-      const missing = [];
-      for (let d = dir; !existsSync(d) && missing.length < 16; d = dirname(d)) missing.unshift(d);
-      for (const d of missing) {
-        try {
-          mkdirSync(d, { mode: 0o700 });
-        } catch (e) {
-          if (e.code !== "EEXIST") throw e;
-        }
-      }
-      writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-      renameSync(tmp, cacheFile);
-      // This command's caches of other builds (or of an edited bundle) will not be used again.
-      const mine = cacheFile.slice(dir.length + 1);
-      for (const name of readdirSync(dir)) if (name.endsWith(suffix) && name !== mine) unlinkSync(join(dir, name));
-    } catch {
+      // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
+      const st = statSync(cacheFile);
+      if (st.isFile() && st.size < 64 * 1024 * 1024) cachedData = readFileSync(cacheFile);
+    } catch {}
+  }
+  let script;
+  try {
+    script = new vm.Script(code, { filename: file, cachedData });
+  } catch (e) {
+    // Only a damaged (cut, edited) file gets here: the build compiled every block.
+    process.stderr.write("triage: " + file + " is damaged: its " + name + " program does not compile (" + e.message + "; run npm run build, or clone again)\\n");
+    process.exit(1);
+  }
+  if (debug) process.stderr.write("code cache: " + (cacheFile ? (cachedData === undefined ? "miss" : script.cachedDataRejected ? "rejected" : "hit") + " " + cacheFile : "off") + "\\n");
+  if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
+    process.once("exit", (code) => {
+      if (code !== 0) return;
+      const tmp = cacheFile + "." + process.pid + ".tmp";
       try {
-        unlinkSync(tmp);
-      } catch {}
-    }
-  });
+        // Not mkdirSync's recursive mode, which loops forever under /proc (HOME=/proc): the missing
+        // folders are made one by one from the nearest existing one; any error means no cache.
+        const missing = [];
+        for (let d = dir; !existsSync(d) && missing.length < 16; d = dirname(d)) missing.unshift(d);
+        for (const d of missing) {
+          try {
+            mkdirSync(d, { mode: 0o700 });
+          } catch (e) {
+            if (e.code !== "EEXIST") throw e;
+          }
+        }
+        writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+        renameSync(tmp, cacheFile);
+        // This program's and command's caches of other builds (or of an edited bundle) will not be used again.
+        const mine = cacheFile.slice(dir.length + 1);
+        for (const name of readdirSync(dir)) if (name.endsWith(suffix) && name !== mine) unlinkSync(join(dir, name));
+      } catch {
+        try {
+          unlinkSync(tmp);
+        } catch {}
+      }
+    });
+  }
+  script.runInThisContext()(require, import.meta.url, { build: BUILD, cacheDir, debug, ...extra });
 }
-// The program learns its build and the cache folder from __kt_loader (scripts/runtime.ts).
-script.runInThisContext()(require, import.meta.url, { build: BUILD, cacheDir, debug });
+// \`triage classify\` runs the fast path when the bundle has it (custom builds carry "main" only).
+if (command === "classify" && "classify" in BLOCKS) run("classify", { runFullProgram: () => run("main") });
+else run("main");
 `;
-  const body = code.endsWith("\n") ? code.slice(0, -1) : code;
-  return `${loader}//@kt-program ${id}\n${body.split("\n").map((l) => `//${l}`).join("\n")}\n`;
+  const parts = blocks.map(([name, code]) => [name, `//@kt-program ${id} ${name}\n${(code.endsWith("\n") ? code.slice(0, -1) : code).split("\n").map((l) => `//${l}`).join("\n")}\n`]);
+  // The loader records each block's byte range, which depends on the loader's own length: repeat
+  // until the numbers stop changing (two rounds unless a number gains a digit).
+  let table = "{}";
+  for (let round = 0; round < 8; round++) {
+    let at = Buffer.byteLength(loader.replace("__KT_BLOCKS__", table));
+    const ranges = {};
+    for (const [name, text] of parts) {
+      ranges[name] = [at, at + Buffer.byteLength(text)];
+      at += Buffer.byteLength(text);
+    }
+    const next = JSON.stringify(ranges);
+    if (next === table) return loader.replace("__KT_BLOCKS__", table) + parts.map(([, text]) => text).join("");
+    table = next;
+  }
+  throw new Error("withLoader: block offsets did not settle");
 }

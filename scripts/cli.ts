@@ -5,7 +5,7 @@
  * error and the error's exit code (stack traces only with --debug).
  */
 import { Command, CommanderError } from "commander";
-import { TriageError } from "./errors.js";
+import { errorReport, TriageError } from "./errors.js";
 import { COMMAND_NAMES, registerCommands } from "./commands/index.js";
 import { loadClassifier, writeStdout } from "./io.js";
 import { visible } from "./terminal.js";
@@ -62,16 +62,12 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof CommanderError) {
       process.exitCode = err.exitCode === 0 ? 0 : 1;
-    } else if (err instanceof TriageError) {
-      // visible(): messages quote user input (paths, arguments, the rules of COMPACTION_UNSAFE).
-      process.stderr.write(`triage: ${visible(err.message)}\n`);
-      if (program.opts().debug) process.stderr.write(`${err.stack}\n`);
-      process.exitCode = err.exitCode;
     } else {
-      const e = err as Error;
-      process.stderr.write(`triage: internal error: ${visible(e?.message ?? String(err))}\n`);
-      if (program.opts().debug || process.argv.includes("--debug")) process.stderr.write(`${e?.stack}\n`);
-      process.exitCode = 1;
+      // visible(): messages quote user input (paths, arguments, the rules of COMPACTION_UNSAFE).
+      const debug = Boolean(program.opts().debug) || (!(err instanceof TriageError) && process.argv.includes("--debug"));
+      const report = errorReport(err, debug);
+      process.stderr.write(report.text);
+      process.exitCode = report.exitCode;
     }
   }
 }

@@ -1,3 +1,5 @@
+import { visible } from "./terminal.js";
+
 /**
  * Typed errors. Each carries a stable `code` and the process exit code the CLI uses for it
  * (table in README.md: 0 ok, 1 usage/input/internal, 2 COMPACTION_UNSAFE).
@@ -93,4 +95,16 @@ export class StateError extends TriageError {
   constructor(message: string) {
     super(message, "STATE_INVALID", 1);
   }
+}
+
+/**
+ * What the CLI prints for an error a command threw, and the exit code: a TriageError as one line
+ * `triage: <message>` with its own exit code, anything else as `triage: internal error: <message>`
+ * with exit 1; with `debug`, the stack trace follows. Messages go through visible() (they quote
+ * user input: paths, arguments, rules). Used by the CLI and the bundle's classify fast path.
+ */
+export function errorReport(err: unknown, debug: boolean): { text: string; exitCode: number } {
+  if (err instanceof TriageError) return { text: `triage: ${visible(err.message)}\n${debug ? `${err.stack}\n` : ""}`, exitCode: err.exitCode };
+  const e = err as Error | undefined;
+  return { text: `triage: internal error: ${visible(e?.message ?? String(err))}\n${debug ? `${e?.stack}\n` : ""}`, exitCode: 1 };
 }

@@ -1,12 +1,14 @@
 /**
  * What the bundle's loader (withLoader in scripts/build.mjs) tells the program: the build id (a
- * content hash of the program), the start-up cache folder (null when caches are off) and whether to
- * print cache hits and misses. Absent under tsx, vitest and the plain bench bundles.
+ * content hash of the programs), the start-up cache folder (null when caches are off), whether to
+ * print cache hits and misses, and, for the classify fast path (scripts/classify-main.ts), a function
+ * that runs the full CLI on the same arguments. Absent under tsx, vitest and the plain bench bundles.
  */
 export interface LoaderInfo {
   readonly build: string;
   readonly cacheDir: string | null;
   readonly debug: boolean;
+  readonly runFullProgram?: () => void;
 }
 
 declare const __kt_loader: LoaderInfo | undefined;

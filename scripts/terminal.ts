@@ -36,6 +36,15 @@ export function visibleName(text: string): string {
 export function visibleTruncated(text: string, width: number): string {
   const shown = visible(text);
   if (shown.length <= width) return shown;
+  if (shown.length === text.length) {
+    // Nothing was escaped (an escape only lengthens): cut between code points, not per character
+    // through visible() (one regex replace per character, thousands per table).
+    let end = Math.max(0, width - 1);
+    const hi = text.charCodeAt(end - 1);
+    const lo = text.charCodeAt(end);
+    if (hi >= 0xd800 && hi <= 0xdbff && lo >= 0xdc00 && lo <= 0xdfff) end--;
+    return `${text.slice(0, end)}…`;
+  }
   let out = "";
   for (const ch of text) {
     const piece = visible(ch);

@@ -58,6 +58,71 @@ export function renderTable(rows: ClassifyRow[], width = 100): string {
   return `${out.join("\n")}\n`;
 }
 
+/** Options of `triage classify` (see registerClassify). */
+export interface ClassifyOptions {
+  json?: boolean;
+  model?: string;
+  summary?: boolean;
+}
+
+/**
+ * `triage classify`: classify each file (or - for stdin) and write the table (or with `json`, one
+ * JSON array of ClassifyRow) to stdout in one write; decoding warnings go to stderr as each file is
+ * read. Used by the CLI's action and by the bundle's fast path (scripts/classify-main.ts), so both
+ * print the same bytes. Throws UsageError (stdin twice), ReadError, ModelError.
+ */
+export function runClassify(files: string[], opts: ClassifyOptions): void {
+  if (files.filter((f) => f === "-").length > 1) throw new UsageError("stdin (-) can be given only once");
+  const classifier = loadClassifier(opts.model);
+  const rows: ClassifyRow[] = [];
+  const perFile: Array<{ file: string; count: number }> = [];
+  for (const f of files) {
+    const input = readInput(f);
+    for (const w of input.warnings) stderrLine(`warning: ${w}`);
+    const fileRows = toRows(f, classifyMarkdown(input.text, classifier));
+    perFile.push({ file: f, count: fileRows.length });
+    for (const r of fileRows) rows.push(r); // not push(...rows): a spread of 125,000+ arguments overflows the stack
+  }
+  if (opts.json) {
+    writeStdout(`${JSON.stringify(rows)}\n`);
+    return;
+  }
+  // Per file, so a file with no units still gets its "== file" header.
+  const out: string[] = [];
+  let start = 0;
+  for (const n of perFile) {
+    const fileRows = rows.slice(start, start + n.count);
+    start += n.count;
+    out.push(fileRows.length ? renderTable(fileRows) : `== ${visibleName(n.file)}\n`);
+  }
+  // The count line is printed always (also for 0 units); --summary is kept for compatibility.
+  const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
+  out.push(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
+  writeStdout(out.join(""));
+}
+
+/**
+ * The files and options of `triage classify` arguments (argv after "classify") when they use only
+ * the plain forms, else undefined (the full CLI parses them). Used by the bundle's fast path
+ * (scripts/classify-main.ts). Pure.
+ */
+export function plainClassifyArgs(args: readonly string[]): { files: string[]; opts: ClassifyOptions } | undefined {
+  const files: string[] = [];
+  const opts: ClassifyOptions = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--json") opts.json = true;
+    else if (a === "--summary") opts.summary = true;
+    else if (a === "--model") {
+      const value = args[++i];
+      if (value === undefined || opts.model !== undefined || (value.startsWith("-") && value !== "-")) return undefined;
+      opts.model = value;
+    } else if (a.startsWith("-") && a !== "-") return undefined;
+    else files.push(a);
+  }
+  return files.length ? { files, opts } : undefined;
+}
+
 export function registerClassify(program: Command): void {
   program
     .command("classify")
@@ -66,33 +131,5 @@ export function registerClassify(program: Command): void {
     .option("--json", "print one JSON array of {file, line, endLine, text, type, confidence, scores}")
     .option("--model <path>", "model file (default: bundled model/model.json; /dev/null = regex tier)")
     .option("--summary", "print counts per type after the table")
-    .action((files: string[], opts: { json?: boolean; model?: string; summary?: boolean }) => {
-      if (files.filter((f) => f === "-").length > 1) throw new UsageError("stdin (-) can be given only once");
-      const classifier = loadClassifier(opts.model);
-      const rows: ClassifyRow[] = [];
-      const perFile: Array<{ file: string; count: number }> = [];
-      for (const f of files) {
-        const input = readInput(f);
-        for (const w of input.warnings) stderrLine(`warning: ${w}`);
-        const fileRows = toRows(f, classifyMarkdown(input.text, classifier));
-        perFile.push({ file: f, count: fileRows.length });
-        for (const r of fileRows) rows.push(r); // not push(...rows): a spread of 125,000+ arguments overflows the stack
-      }
-      if (opts.json) {
-        writeStdout(`${JSON.stringify(rows)}\n`);
-        return;
-      }
-      // Per file, so a file with no units still gets its "== file" header.
-      const out: string[] = [];
-      let start = 0;
-      for (const n of perFile) {
-        const fileRows = rows.slice(start, start + n.count);
-        start += n.count;
-        out.push(fileRows.length ? renderTable(fileRows) : `== ${visibleName(n.file)}\n`);
-      }
-      // The count line is printed always (also for 0 units); --summary is kept for compatibility.
-      const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
-      out.push(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
-      writeStdout(out.join(""));
-    });
+    .action((files: string[], opts: ClassifyOptions) => runClassify(files, opts));
 }

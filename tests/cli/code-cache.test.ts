@@ -20,14 +20,24 @@ const status = (stderr: string): string => /^code cache: (\w+)/m.exec(stderr)?.[
 const codeCaches = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith(".v8cache"));
 
 describe("code cache of the bundle", () => {
-  it("the bundle is a small ESM loader followed by the program as // lines", () => {
-    const text = readFileSync(bundle, "latin1");
-    const at = text.search(/\n\/\/@kt-program [0-9a-f]{16}\n/);
-    expect(at).toBeGreaterThan(0);
-    expect(at).toBeLessThan(8000);
-    const body = text.slice(text.indexOf("\n", at + 1) + 1);
+  it("the bundle is a small ESM loader followed by the programs as // lines, at the byte ranges it records", () => {
+    const bytes = readFileSync(bundle);
+    const text = bytes.toString("latin1");
+    const marks = [...text.matchAll(/\n\/\/@kt-program ([0-9a-f]{16}) (\w+)\n/g)];
+    expect(marks.map((m) => m[2])).toEqual(["classify", "main"]);
+    expect(new Set(marks.map((m) => m[1])).size).toBe(1);
+    expect(marks[0]?.index).toBeLessThan(9000);
+    const table = JSON.parse(/^const BLOCKS = (\{.*\});$/m.exec(text)?.[1] ?? "null") as Record<string, [number, number]>;
+    expect(Object.keys(table)).toEqual(["classify", "main"]);
+    expect(table.classify?.[0]).toBe((marks[0]?.index as number) + 1);
+    expect(table.main?.[0]).toBe((marks[1]?.index as number) + 1);
+    expect(table.classify?.[1]).toBe(table.main?.[0]);
+    expect(table.main?.[1]).toBe(bytes.length);
+    const body = text.slice((marks[0]?.index as number) + 1);
     for (const line of body.split("\n").filter(Boolean)) expect(line.startsWith("//")).toBe(true);
     expect(/[^\x00-\x7f]/.test(text)).toBe(false);
+    // The fast path is the small one.
+    expect((table.classify?.[1] as number) - (table.classify?.[0] as number)).toBeLessThan(((table.main?.[1] as number) - (table.main?.[0] as number)) / 3);
   });
 
   it("first run writes one cache file (0600 in a 0700 folder); later runs hit it with identical output", () => {
@@ -40,7 +50,7 @@ describe("code cache of the bundle", () => {
     expect(status(first.stderr)).toBe("miss");
     const files = codeCaches(dir);
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{16}-\\d+-\\d+-${process.version}-${process.arch}-classify\\.v8cache$`));
+    expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{16}-\\d+-\\d+-${process.version}-${process.arch}-classify-classify\\.v8cache$`));
     expect(statSync(join(dir, files[0] as string)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const second = run({ TRIAGE_CACHE_DIR: dir });
@@ -106,13 +116,21 @@ describe("code cache of the bundle", () => {
     expect(() => statSync(join(repo, "relative"))).toThrow();
   });
 
-  it("a damaged bundle (program block gone) gives one line and exit 1", () => {
+  it("a damaged bundle (program block gone, or cut short) gives one line and exit 1", () => {
     const copyRoot = tempDir("kt-cc-copy-");
     const copy = join(copyRoot, "triage.mjs");
-    writeFileSync(copy, readFileSync(bundle, "latin1").replace(/\/\/@kt-program [0-9a-f]+/, "//@kt-program gone"), "latin1");
-    const r = triage(["--version"], { bin: copy });
+    writeFileSync(copy, readFileSync(bundle, "latin1").replace(/\/\/@kt-program [0-9a-f]+/g, "//@kt-program gone"), "latin1");
+    for (const argv of [["--version"], ["classify", "examples/CLAUDE.md"]]) {
+      const r = triage(argv, { bin: copy });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^triage: .* is damaged: its (main|classify) program block is missing/);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    const cut = readFileSync(bundle).subarray(0, 50_000);
+    writeFileSync(copy, cut);
+    const r = triage(["classify", "examples/CLAUDE.md"], { bin: copy });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^triage: .* is damaged: its program block is missing/);
+    expect(r.stderr).toMatch(/^triage: .* is damaged: its classify program does not compile/);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { visible, visibleName, visibleTruncated } from "../../scripts/terminal.js";
 
 describe("visible", () => {
@@ -45,5 +46,32 @@ describe("visibleName and visibleTruncated", () => {
   it("plain text is cut as before: the first width - 1 units and an ellipsis", () => {
     expect(visibleTruncated("x".repeat(120), 100)).toBe(`${"x".repeat(99)}…`);
     expect(visibleTruncated("short", 100)).toBe("short");
+  });
+});
+
+describe("visibleTruncated's plain-text shortcut", () => {
+  // The definition: whole code points of visible(text) while they fit in width - 1, then "…"
+  // (the per-character loop the shortcut replaces for text with nothing to escape).
+  function byCodePoint(text: string, width: number): string {
+    const shown = visible(text);
+    if (shown.length <= width) return shown;
+    let out = "";
+    for (const ch of text) {
+      const piece = visible(ch);
+      if (out.length + piece.length > width - 1) break;
+      out += piece;
+    }
+    return `${out}…`;
+  }
+
+  it("cuts exactly where the per-code-point definition does (emoji, lone surrogates, escapes)", () => {
+    const units = ["a", "é", "部", "\u{1F680}", "\ud800", "\udc00", "\u001b", "\u202e", " "];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...units), { maxLength: 40 }), fc.integer({ min: 1, max: 30 }), (parts, width) => {
+        const text = parts.join("");
+        expect(visibleTruncated(text, width)).toBe(byCodePoint(text, width));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

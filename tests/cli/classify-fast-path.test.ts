@@ -1,0 +1,84 @@
+/**
+ * `triage classify` runs a small program of its own inside dist/triage.mjs (scripts/classify-main.ts)
+ * and hands any argument list it does not take to the full CLI. Both must print the same bytes and
+ * exit codes for everything. `triage --debug classify ...` always runs the full CLI (the loader picks
+ * the fast path only when classify is the first argument), so it is the reference here; --debug only
+ * adds stack traces after error lines.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { plainClassifyArgs } from "../../scripts/commands/classify.js";
+import { ensureBundle, removeTempDirs, tempDir, triage } from "./helpers.js";
+
+vi.setConfig({ testTimeout: 60_000 });
+beforeAll(() => ensureBundle(), 180_000);
+afterAll(() => removeTempDirs());
+
+/** Which blocks ran, from TRIAGE_CACHE_DEBUG's code cache lines ("classify", "main"). */
+const blocks = (stderr: string): string[] => [...stderr.matchAll(/^code cache: \w+ .*-(\w+)-classify\.v8cache$/gm)].map((m) => m[1] as string);
+const firstLines = (text: string): string => text.split("\n").filter((l) => !/^\s+at /.test(l) && !l.startsWith("TriageError") && !l.startsWith("UsageError") && !l.startsWith("ReadError") && !l.startsWith("ModelError")).join("\n");
+
+describe("plainClassifyArgs", () => {
+  it.each([
+    [["a.md"], { files: ["a.md"], opts: {} }],
+    [["a.md", "--json", "b.md", "--summary"], { files: ["a.md", "b.md"], opts: { json: true, summary: true } }],
+    [["--model", "m.json", "-"], { files: ["-"], opts: { model: "m.json" } }],
+    [["--model", "-", "a.md"], { files: ["a.md"], opts: { model: "-" } }],
+    [["", "--json"], { files: [""], opts: { json: true } }],
+  ])("takes %j", (args, expected) => {
+    expect(plainClassifyArgs(args)).toEqual(expected);
+  });
+
+  it.each([[[]], [["--json"]], [["--help"]], [["-h", "a.md"]], [["--model=m.json", "a.md"]], [["--", "a.md"]], [["--model"]], [["--model", "--json", "a.md"]], [["--model", "a", "--model", "b", "c.md"]], [["--debug", "a.md"]], [["a.md", "--bogus"]]])(
+    "leaves %j to the CLI",
+    (args) => {
+      expect(plainClassifyArgs(args)).toBeUndefined();
+    },
+  );
+});
+
+describe("the classify fast path prints what the full CLI prints", () => {
+  const dir = tempDir("kt-fast-");
+  const cache = join(dir, "cache");
+  const empty = join(dir, "empty.md");
+  writeFileSync(empty, "");
+  const binary = join(dir, "binary.md");
+  writeFileSync(binary, Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a, 0x2d, 0x20, 0x4e, 0x65, 0x76, 0x65, 0x72, 0x20, 0xc3, 0x0a]));
+  const env = { TRIAGE_CACHE_DIR: cache, TRIAGE_CACHE_DEBUG: "1" };
+  const cases: Array<[string, string[], string?]> = [
+    ["table", ["examples/CLAUDE.md"]],
+    ["--json and --summary, two files", ["--json", "examples/CLAUDE.md", "--summary", "examples/CLAUDE.md"]],
+    ["regex tier", ["--model", "/dev/null", "examples/CLAUDE.md"]],
+    ["stdin", ["-"], "# Rules\n- never push to main\n- we tried pnpm in 2024, it failed\n"],
+    ["empty file", [empty]],
+    ["undecodable bytes (warnings on stderr)", [binary, "--json"]],
+    ["a missing file", ["no/such/file.md"]],
+    ["stdin twice", ["-", "-"]],
+    ["a missing model", ["--model", join(dir, "none.json"), "examples/CLAUDE.md"]],
+  ];
+
+  it.each(cases)("%s: same stdout, stderr and exit code, from the fast path alone", (_name, args, input) => {
+    const fast = triage(["classify", ...args], { env, input });
+    const full = triage(["--debug", "classify", ...args], { env, input });
+    expect(fast.code).toBe(full.code);
+    expect(fast.stdout).toBe(full.stdout);
+    const noCacheLines = (t: string) => t.replace(/^(code|model) cache: .*\n/gm, "");
+    expect(firstLines(noCacheLines(fast.stderr))).toBe(firstLines(noCacheLines(full.stderr)));
+    expect(blocks(fast.stderr)).toEqual(["classify"]);
+  });
+
+  it.each([
+    ["--help", ["--help"]],
+    ["no file", []],
+    ["--model=PATH", ["--model=/dev/null", "examples/CLAUDE.md"]],
+    ["an unknown option", ["--bogus", "examples/CLAUDE.md"]],
+    ["--", ["--", "examples/CLAUDE.md"]],
+  ])("%s: handed to the full CLI, same output", (_name, args) => {
+    const fast = triage(["classify", ...args], { env });
+    const full = triage(["--debug", "classify", ...args], { env });
+    expect(fast.code).toBe(full.code);
+    expect(fast.stdout).toBe(full.stdout);
+    expect(blocks(fast.stderr)).toEqual(["classify", "main"]);
+  });
+});
