@@ -8,16 +8,19 @@
  * the full CLI unchanged, so every message and exit code is the CLI's own. It exports nothing: the
  * loader runs it as a script.
  */
+import "./classify-main-start.js";
 import { plainClassifyArgs, runClassify } from "./commands/classify.js";
 import { errorReport } from "./errors.js";
+import { modelCacheReadAheadDone } from "./model-cache-read-ahead.js";
 import { loaderInfo } from "./runtime.js";
 
 /** Run `triage classify` from process.argv, or hand the arguments to the full CLI. */
-function main(): void {
+async function main(): Promise<void> {
   const plain = plainClassifyArgs(process.argv.slice(3));
   const full = loaderInfo()?.runFullProgram;
   if (!plain && full) return full();
   if (!plain) throw new Error("classify-main: arguments need the full CLI, and no loader gave it");
+  await modelCacheReadAheadDone();
   try {
     runClassify(plain.files, plain.opts);
   } catch (err) {
@@ -27,4 +30,4 @@ function main(): void {
   }
 }
 
-main();
+void main();

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { UsageError, WriteError } from "./errors.js";
 import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./files.js";
 import { visible } from "./terminal.js";
+import { defaultModelPath } from "./paths.js";
 
 /** Re-exported: the class lives with the other error classes in scripts/errors.ts. */
 export { WriteError };
@@ -229,19 +230,7 @@ export function refuseOverwrite(path: string, opts: OverwriteOptions = {}): void
   if (st && !(opts.owned?.(path) ?? false)) throw new UsageError(`refusing to overwrite existing file ${path} (use --force to overwrite)`);
 }
 
-/**
- * The project root: the folder holding model/ (one level above scripts/ in development,
- * above dist/ in the bundle).
- */
-export function projectRoot(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return resolve(here, "..");
-}
-
-/** Default model path: <root>/model/model.json. */
-export function defaultModelPath(): string {
-  return resolve(projectRoot(), "model", "model.json");
-}
+export { defaultModelPath, projectRoot } from "./paths.js";
 
 export { existsSync };
 

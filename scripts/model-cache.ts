@@ -22,14 +22,16 @@ import { LITTLE_ENDIAN, type PreparedModel } from "./engine/model.js";
 import { TYPES } from "./engine/types.js";
 import { readFileCapped } from "./files.js";
 import { makeDirs, replaceAtomically } from "./io.js";
+import { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName } from "./model-cache-name.js";
+import { takeReadAhead } from "./model-cache-read-ahead.js";
+
+export { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName };
 
 const MAGIC = 0x434d544b; // "KTMC" read as a little-endian u32
-/** Bump when the byte layout below changes. */
-export const MODEL_CACHE_LAYOUT = 2;
 /** Cache files kept per folder (one per model file version used; the oldest are removed). */
 const KEEP = 8;
 /** Larger files are not read (a model with 30,000 terms caches to about 1 MB). */
-const MAX_BYTES = 64 * 1024 * 1024;
+export const MAX_BYTES = 64 * 1024 * 1024;
 const K = TYPES.length;
 
 interface Header {
@@ -117,23 +119,6 @@ export function decodeModelCache(bytes: Buffer, key: string): PreparedModel | un
   }
 }
 
-/** The cache key of one version of a model file for one program build. */
-export function modelCacheKey(st: BigIntStats, build: string): string {
-  return `${MODEL_CACHE_LAYOUT}|${build}|${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-}
-
-/** File name of a key's cache: "model-" + 16 hex digits (two FNV-1a 32-bit hashes) + ".ktmodel". */
-export function modelCacheName(key: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
-  }
-  return `model-${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}.ktmodel`;
-}
-
 /** Outcome of a cache lookup, for TRIAGE_CACHE_DEBUG. */
 export type ModelCacheStatus = "hit" | "miss" | "rejected";
 
@@ -156,7 +141,7 @@ export function cachedPreparedModel(path: string, dir: string, build: string, lo
   let status: ModelCacheStatus = "miss";
   try {
     // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end): ReadError otherwise.
-    const p = decodeModelCache(readFileCapped(file, { maxBytes: MAX_BYTES }), key);
+    const p = decodeModelCache(takeReadAhead(file) ?? readFileCapped(file, { maxBytes: MAX_BYTES }), key);
     if (p) {
       report?.("hit", file);
       return p;

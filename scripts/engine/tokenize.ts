@@ -206,10 +206,14 @@ export function useStemTables(packed: Readonly<Record<string, string>>): void {
 
 /** Start offsets of the lines of a table, plus text.length + 1 as the end of the last line. */
 function lineStarts(text: string): Int32Array {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  starts.push(text.length + 1);
-  return Int32Array.from(starts);
+  // Two passes, count then fill: no growing array of ~9,000 numbers (the English table) to copy.
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lines++;
+  const starts = new Int32Array(lines + 1);
+  let k = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts[k++] = i + 1;
+  starts[k] = text.length + 1;
+  return starts;
 }
 
 /**

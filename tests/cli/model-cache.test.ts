@@ -4,6 +4,7 @@
  * builds, any damaged, foreign or stale file is ignored, and the bundle's output is the same with
  * and without it.
  */
+import { execFileSync } from "node:child_process";
 import type { BigIntStats } from "node:fs";
 import { copyFileSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -210,6 +211,12 @@ describe("model cache: the bundle", () => {
     expect(dev.code, dev.stderr).toBe(0);
     expect(status(dev.stderr)).toBe("miss");
     expect(dev.stdout).toBe(ref.stdout);
+    // A FIFO with no writer: neither the fast path's read-ahead nor the read in place waits on it.
+    unlinkSync(file);
+    execFileSync("mkfifo", [file]);
+    const fifo = run({ TRIAGE_CACHE_DIR: dir });
+    expect(fifo.code, fifo.stderr).toBe(0);
+    expect(fifo.stdout).toBe(ref.stdout);
   });
 
   it("another model file gets its own cache and its own scores, stored only once the file is 2 s old; --model /dev/null uses none", async () => {

@@ -1,0 +1,82 @@
+/**
+ * Read-ahead of the model cache file for the classify fast path. scripts/classify-main.ts starts it
+ * before the rest of the program initialises, so the ~1 MB file that cachedPreparedModel
+ * (scripts/model-cache.ts) will look for is read on libuv's thread pool, page faults included,
+ * while the main thread initialises the program, instead of on the main thread afterwards (about
+ * 4.5 ms of a cold `triage classify` on the 2-core VM; references/classifier.md, "Cold start").
+ * The bytes are checked exactly like a file read in place (decodeModelCache: layout, key, lengths,
+ * CRC-32), and any problem here only means reading the file in place, as without read-ahead.
+ */
+import { close, closeSync, constants, fstatSync, openSync, read, statSync } from "node:fs";
+import { join } from "node:path";
+import { modelCacheKey, modelCacheName } from "./model-cache-name.js";
+
+/** Larger files are not read ahead (model-cache.ts reads them in place, and refuses them). */
+const MAX_BYTES = 64 * 1024 * 1024;
+
+let ahead: { file: string; bytes?: Buffer; done: Promise<void> } | undefined;
+
+/**
+ * Start reading the cache file of the model at `modelPath` for program build `build` from cache
+ * folder `dir`, when it exists and is a regular file of at most 64 MiB (opened non-blocking and
+ * checked by its descriptor, so nothing else put in its place is read). Never throws; does nothing
+ * when started twice.
+ */
+export function startModelCacheReadAhead(modelPath: string, dir: string, build: string): void {
+  if (ahead) return;
+  let file: string;
+  try {
+    const st = statSync(modelPath, { bigint: true });
+    if (!st.isFile()) return;
+    file = join(dir, modelCacheName(modelCacheKey(st, build)));
+  } catch {
+    return;
+  }
+  // Opened and checked here (microseconds); only the read goes to the thread pool, as one request,
+  // so it proceeds while this thread is busy (a chain of callbacks would wait for it at each step).
+  let fd: number;
+  let size: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_BYTES) throw new Error("not a regular file of sane size");
+    size = st.size;
+  } catch {
+    closeSync(fd);
+    return;
+  }
+  const entry: { file: string; bytes?: Buffer; done: Promise<void> } = { file, done: Promise.resolve() };
+  entry.done = new Promise<void>((settle) => {
+    const buf = Buffer.allocUnsafe(size);
+    const finish = (bytes?: Buffer): void => {
+      entry.bytes = bytes;
+      close(fd, () => settle());
+    };
+    const next = (at: number): void => {
+      if (at === buf.length) return finish(buf);
+      read(fd, buf, at, buf.length - at, at, (err, n) => (err || n === 0 ? finish() : next(at + n)));
+    };
+    next(0);
+  });
+  ahead = entry;
+}
+
+/** Resolves once a started read-ahead has finished (at once when none was started). */
+export function modelCacheReadAheadDone(): Promise<void> {
+  return ahead?.done ?? Promise.resolve();
+}
+
+/**
+ * The bytes read ahead for cache file `file`, handed out once, when that read has finished; else
+ * undefined (the caller reads the file itself).
+ */
+export function takeReadAhead(file: string): Buffer | undefined {
+  if (!ahead || ahead.file !== file || !ahead.bytes) return undefined;
+  const bytes = ahead.bytes;
+  ahead.bytes = undefined;
+  return bytes;
+}

@@ -1,0 +1,17 @@
+/**
+ * Where the project's files are, from this module's own location: one level above scripts/ in
+ * development, above dist/ in the bundle. No imports beyond node:path and node:url, so the classify
+ * fast path can use it before the rest of the program initialises.
+ */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The project root: the folder holding model/. */
+export function projectRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..");
+}
+
+/** Default model path: <root>/model/model.json. */
+export function defaultModelPath(): string {
+  return resolve(projectRoot(), "model", "model.json");
+}
