@@ -4,7 +4,6 @@
  */
 import { existsSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, unlinkSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { UsageError, WriteError } from "./errors.js";
 import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./files.js";
 import { visible } from "./terminal.js";

@@ -150,8 +150,8 @@ export function cachedPreparedModel(path: string, dir: string, build: string, lo
   } catch {
     // no cache file, or not a regular file of at most MAX_BYTES
   }
+  const p = load(); // a model file refused here is reported by load alone, not as a cache miss first
   report?.(status, file);
-  const p = load();
   // Not stored while the model file is "racily" new (see isRacilyNew): a rewrite later in the same
   // timestamp tick could keep the whole key and be served the old tables.
   if (!isRacilyNew(st, Date.now())) {
