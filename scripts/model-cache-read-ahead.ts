@@ -57,8 +57,8 @@ export function startModelCacheReadAhead(modelPath: string, dir: string, build: 
       close(fd, () => settle());
     };
     const next = (at: number): void => {
-      if (at === buf.length) return finish(buf);
-      read(fd, buf, at, buf.length - at, at, (err, n) => (err || n === 0 ? finish() : next(at + n)));
+      if (at === buf.length) finish(buf);
+      else read(fd, buf, at, buf.length - at, at, (err, n) => (err || n === 0 ? finish() : next(at + n)));
     };
     next(0);
   });
