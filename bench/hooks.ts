@@ -4,11 +4,24 @@
  * RSS (MB, from /usr/bin/time when present) for: bare node start, PreCompact first run, PreCompact again
  * (incremental, nothing new), PreCompact after a small append, SessionStart(compact), SessionEnd's fast
  * step and its detached worker. Usage: npm run bench:hooks [-- --mb 50]
+ *
+ * With `--adversarial`, instead: the two transcripts that ran past the 30 s hook timeout before the extraction
+ * deadline (HOOK_EXTRACT_BUDGET_MS in scripts/hook.ts): a sparse file with no newline (`--sparse-gb`, default
+ * 100) and N near-duplicate rule turns from a small vocabulary (`--turns`, default 40,000, about 31 MB;
+ * templateRules in tests/fixtures/memory/many-rules.ts). PreCompact runs on a fresh project until a run ends
+ * without stopping at the deadline (at most `--runs`, default 8), printing each run's wall time, exit code,
+ * its stderr line and the rules written so far. `--before <bundle>` also runs another build once per input,
+ * e.g. the parent commit's, unpacked beside its model with
+ * `mkdir /tmp/kt-before && git archive HEAD~1 dist model | tar -x -C /tmp/kt-before`:
+ * `--before /tmp/kt-before/dist/triage.mjs`. `--compare` also runs `triage extract` once on the turns
+ * transcript and says whether the runs that stopped at the deadline wrote the same rules folder bytes.
  */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { jsonl } from "../tests/fixtures/memory/jsonl.js";
+import { ruleTurns, templateRules } from "../tests/fixtures/memory/many-rules.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const bundle = join(repo, "dist", "triage.mjs");
@@ -50,6 +63,8 @@ interface Run {
   rssMb: number | null;
   code: number | null;
   stdoutChars: number;
+  /** stderr without /usr/bin/time's line. */
+  stderr: string;
 }
 
 function run(args: string[], stdin: string, env: Record<string, string> = {}): Run {
@@ -59,7 +74,95 @@ function run(args: string[], stdin: string, env: Record<string, string> = {}): R
   const r = spawnSync(cmd, argv, { input: stdin, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env } });
   const ms = performance.now() - t0;
   const m = /KT_MAXRSS_KB=(\d+)/.exec(r.stderr ?? "");
-  return { ms, rssMb: m ? Number(m[1]) / 1024 : null, code: r.status, stdoutChars: (r.stdout ?? "").length };
+  const stderr = (r.stderr ?? "").replace(/^KT_MAXRSS_KB=\d+\n?/m, "");
+  return { ms, rssMb: m ? Number(m[1]) / 1024 : null, code: r.status, stdoutChars: (r.stdout ?? "").length, stderr };
+}
+
+/** The value after `name` on the command line, or undefined. */
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Rule bullets in the .md files of a rules folder (0 when it does not exist). */
+function ruleCount(rulesDir: string): number {
+  if (!existsSync(rulesDir)) return 0;
+  return readdirSync(rulesDir)
+    .filter((f) => f.endsWith(".md"))
+    .reduce((n, f) => n + readFileSync(join(rulesDir, f), "utf8").split("\n").filter((l) => l.startsWith("- ")).length, 0);
+}
+
+/** Every file of a rules folder except the hook's own (log, markers) and the cursors (they name the transcript path). */
+function rulesBytes(rulesDir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string, rel: string): void => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      const r = rel ? `${rel}/${n}` : n;
+      if (statSync(p).isDirectory()) {
+        if (r !== ".state/hooks" && r !== ".state/sessions") walk(p, r);
+      } else if (!r.startsWith(".state/hook.log")) out.set(r, readFileSync(p, "latin1"));
+    }
+  };
+  walk(rulesDir, "");
+  return out;
+}
+
+/** `--adversarial`: PreCompact on the two inputs that used to outrun the hook timeout, before and after the deadline. */
+function adversarial(): void {
+  const gb = Number(argValue("--sparse-gb") ?? 100);
+  const turns = Number(argValue("--turns") ?? 40_000);
+  const maxRuns = Number(argValue("--runs") ?? 8);
+  const before = argValue("--before");
+  const root = mkdtempSync(join(tmpdir(), "kt-bench-adversarial-"));
+  const sparse = join(root, "sparse.jsonl");
+  writeFileSync(sparse, "");
+  truncateSync(sparse, gb * 2 ** 30);
+  if (statSync(sparse).blocks * 512 > 2 ** 20) {
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`${tmpdir()} does not keep sparse files sparse; not writing ${gb} GiB (use --sparse-gb with a small value)`);
+  }
+  const dup = join(root, "turns.jsonl");
+  writeFileSync(dup, jsonl(ruleTurns(templateRules(turns))));
+  const inputs: Array<[string, string]> = [
+    [`sparse file, ${gb} GiB, no newline`, sparse],
+    [`${turns.toLocaleString("en")} near-duplicate rule turns, ${(statSync(dup).size / 2 ** 20).toFixed(1)} MiB`, dup],
+  ];
+  const builds: Array<[string, string, number]> = [...(before ? [["before", resolve(before), 1] as [string, string, number]] : []), ["after", bundle, maxRuns]];
+  console.log(`PreCompact on adversarial transcripts (Claude Code cancels the hook after its 30 s timeout); temp folder ${root}`);
+  console.log(`${"input".padEnd(44)} ${"build".padEnd(7)} run ${"ms".padStart(7)}  exit  rules  stderr`);
+  const folders = new Map<string, string>();
+  for (const [name, transcript] of inputs) {
+    for (const [label, b, runs] of builds) {
+      const project = mkdtempSync(join(root, `${label}-`));
+      const pay = JSON.stringify({ session_id: "adv", transcript_path: transcript, cwd: project, hook_event_name: "PreCompact", trigger: "auto" });
+      let total = 0;
+      for (let i = 1; i <= runs; i++) {
+        const r = run([b, "hook", "pre-compact"], pay);
+        total += r.ms;
+        const rules = ruleCount(join(project, ".claude", "rules", "knowledge-triage"));
+        console.log(`${name.padEnd(44)} ${label.padEnd(7)} ${String(i).padStart(3)} ${r.ms.toFixed(0).padStart(7)}  ${String(r.code).padStart(4)}  ${String(rules).padStart(5)}  ${r.stderr.trim().split("\n")[0] ?? ""}`);
+        if (!/stopped at the .* deadline/.test(r.stderr)) break;
+      }
+      if (runs > 1) console.log(`${name.padEnd(44)} ${label.padEnd(7)} all ${total.toFixed(0).padStart(7)}`);
+      if (transcript === dup && label === "after") folders.set("after", join(project, ".claude", "rules", "knowledge-triage"));
+    }
+  }
+  if (process.argv.includes("--compare")) {
+    const once = join(root, "once", "rules");
+    const t0 = performance.now();
+    spawnSync(process.execPath, [bundle, "extract", dup, "--rules-dir", once, "--session", "adv"], { encoding: "utf8" });
+    const ms = performance.now() - t0;
+    const a = rulesBytes(folders.get("after") as string);
+    const o = rulesBytes(once);
+    const same = a.size === o.size && [...a].every(([k, v]) => o.get(k) === v);
+    console.log(`one uninterrupted \`triage extract\` on the turns: ${ms.toFixed(0)} ms; same rules folder bytes as the PreCompact runs: ${same ? "yes" : "NO"}`);
+  }
+}
+
+if (process.argv.includes("--adversarial")) {
+  adversarial();
+  process.exit(0);
 }
 
 const root = mkdtempSync(join(tmpdir(), "kt-bench-hooks-"));

@@ -4,6 +4,8 @@
  * Never blocks the agent: every failure is caught, logged (capped file in the state folder) and reported
  * as ONE stderr line; the process exits 0. Never prints JSON (PreCompact stdout goes into the summariser's
  * prompt; JSON there is either appended raw or fails validation: research/integration.md §1.4).
+ * PreCompact and SessionStart extract under a deadline (HOOK_EXTRACT_BUDGET_MS) so they finish inside their
+ * hook timeout; a run stopped there writes what it finished and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
@@ -13,6 +15,7 @@ import { regexClassifier, type Classifier } from "./engine/classify.js";
 import { loadClassifier, makeDirs, writeStdout } from "./io.js";
 import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-text.js";
 import { defaultRulesDir, extractTranscript, lazyClassifier, type ExtractReport } from "./memory/api.js";
+import { deadlineAfter, type Deadline } from "./memory/deadline.js";
 import { HOOK_LOCK_WAIT_MS } from "./memory/state.js";
 import { redactSync } from "./memory/redact.js";
 
@@ -41,6 +44,14 @@ const STDIN_MAX_BYTES = 16 * 1024 * 1024;
 const STDIN_DEADLINE_MS = 5000;
 /** A PreCompact marker younger than this (ms) counts as "PreCompact ran for this compaction" without prompt_id. */
 const MARKER_FRESH_MS = 10 * 60 * 1000;
+/**
+ * Time budget (ms) of the extraction in a hook that Claude Code waits for (pre-compact, session-start), counted
+ * from process start. Our hooks.json and the installer give both hooks `"timeout": 30` (seconds); Claude Code
+ * cancels a hook at its timeout and discards its output (research/integration.md §1.5; without a `timeout` the
+ * default is 600 s, and SessionEnd hooks share 1.5 s, which is why session-end hands off to a worker). 20 s
+ * leaves 10 s for what follows the stop: writing the rule files and the sidecar, printing, exiting.
+ */
+export const HOOK_EXTRACT_BUDGET_MS = 20_000;
 /** Name of the state folder inside the rules folder (no .md files live there, so Claude Code loads none). */
 export const STATE_DIRNAME = ".state";
 const PAYLOAD_ENV = "KNOWLEDGE_TRIAGE_HOOK_PAYLOAD";
@@ -172,15 +183,21 @@ function classifier(ctx: Ctx): Classifier {
   });
 }
 
-async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string): Promise<ExtractReport> {
+/**
+ * Extract the transcript into the rules folder. With a `deadline` the run stops there at a safe point and the
+ * stop becomes the hook's one stderr line (ctx.note) as well as a log line (the first warning).
+ */
+async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string, deadline?: Deadline): Promise<ExtractReport> {
   const report = await extractTranscript({
     transcriptPath,
     rulesDir,
     sessionId: ctx.payload?.session_id,
     classifier: classifier(ctx),
     lockWaitMs: lockWaitMs(),
+    deadline,
   });
   for (const w of report.warnings.slice(0, 5)) log(ctx, `warning: ${w}`, false, false);
+  if (report.stoppedAt) ctx.note = report.warnings[0];
   log(ctx, `extracted: lines=${report.linesRead} skipped=${report.linesSkipped} kept=${report.kept} added=${report.added} retired=${report.retired}`, true);
   return report;
 }
@@ -192,6 +209,18 @@ async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string): Prom
 function lockWaitMs(): number {
   const v = Number(process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS);
   return Number.isFinite(v) && v >= 0 && v <= 25_000 && process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS !== "" && process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS !== undefined ? v : HOOK_LOCK_WAIT_MS;
+}
+
+/**
+ * The extraction deadline of a hook Claude Code waits for: HOOK_EXTRACT_BUDGET_MS after process start (the
+ * origin of performance.now(), the closest we get to when Claude Code started the clock), or
+ * KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS (0 to HOOK_EXTRACT_BUDGET_MS) for tests: 0 stops before the first byte.
+ */
+function hookDeadline(): Deadline {
+  const raw = process.env.KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS;
+  const v = Number(raw);
+  const ms = raw !== undefined && raw !== "" && Number.isFinite(v) && v >= 0 && v <= HOOK_EXTRACT_BUDGET_MS ? v : HOOK_EXTRACT_BUDGET_MS;
+  return deadlineAfter(ms, { startMs: 0 });
 }
 
 function markerPath(stateDir: string, sessionId: string): string {
@@ -255,7 +284,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     }
     if (ctx.event === "pre-compact") {
       if (transcript) {
-        await extract(ctx, transcript, rulesDir);
+        await extract(ctx, transcript, rulesDir, hookDeadline());
         // A transcript without rules leaves no state folder behind (nothing to mark).
         if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
       }
@@ -266,7 +295,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
         const ran = preCompactRan(ctx.stateDir, payload);
         log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
-        await extract(ctx, transcript, rulesDir);
+        await extract(ctx, transcript, rulesDir, hookDeadline());
       }
       out(pinnedText(rulesDir, SESSIONSTART_HEAD));
     }
@@ -275,6 +304,8 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     spawnWorker(payload);
     log(ctx, "handed extraction to a detached worker", true);
   } else {
+    // The detached worker: Claude Code does not wait for it or time it out (integration.md §1.5), so it reads to
+    // the end; a deadline would leave the rest of an ended session for a resume that may never come.
     await extract(ctx, transcriptOf(payload), rulesDir);
   }
 }

@@ -3,6 +3,7 @@ import { UsageError } from "../errors.js";
 import { loadClassifier, stderrLine, writeStdout } from "../io.js";
 import { visible, visibleName } from "../terminal.js";
 import { defaultRulesDir, extractTranscript, lazyClassifier } from "../memory/api.js";
+import { deadlineAfter, type Deadline } from "../memory/deadline.js";
 
 /** Options of `triage extract`. */
 interface ExtractCliOptions {
@@ -14,9 +15,21 @@ interface ExtractCliOptions {
   model?: string;
   session?: string;
   explain?: boolean;
+  maxSeconds?: string;
 }
 
-/** `triage extract <transcript.jsonl> --rules-dir DIR [--json] [--dry-run] [--llm CMD]`. */
+/**
+ * The deadline of `--max-seconds S`: S seconds (a positive number, fractions allowed) after process start, as
+ * in the hooks; undefined without the option. Throws UsageError for anything else.
+ */
+function maxSecondsDeadline(raw: string | undefined): Deadline | undefined {
+  if (raw === undefined) return undefined;
+  const s = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(s) || s <= 0) throw new UsageError(`--max-seconds must be a positive number of seconds, got '${raw}'`);
+  return deadlineAfter(s * 1000, { startMs: 0 });
+}
+
+/** `triage extract <transcript.jsonl> --rules-dir DIR [--json] [--dry-run] [--llm CMD] [--max-seconds S]`. */
 export function registerExtract(program: Command): void {
   program
     .command("extract")
@@ -30,6 +43,7 @@ export function registerExtract(program: Command): void {
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
     .option("--session <id>", "session id (default: transcript file name)")
     .option("--explain", "print every candidate sentence with its score and verdict (redacted)")
+    .option("--max-seconds <s>", "stop at a safe point S seconds after start, write what is done; the next run continues there")
     .action(async (transcript: string, _opts: ExtractCliOptions, cmd: Command) => {
       if (!transcript) throw new UsageError("missing transcript path");
       // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
@@ -37,14 +51,15 @@ export function registerExtract(program: Command): void {
       const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
       const llmTimeoutMs = Number(opts.llmTimeout ?? 10000);
       if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs <= 0) throw new UsageError(`--llm-timeout must be a positive whole number of ms, got '${opts.llmTimeout}'`);
+      const deadline = maxSecondsDeadline(opts.maxSeconds);
       const classifier = lazyClassifier(() => loadClassifier(opts.model));
       const verdicts: import("../memory/extract.js").Verdict[] = [];
       let report: import("../memory/api.js").ExtractReport;
       if (opts.explain) {
         const { runExtract } = await import("../memory/extract-run.js");
-        report = await runExtract({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, llmTimeoutMs, sessionId: opts.session }, { verdicts });
+        report = await runExtract({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, llmTimeoutMs, sessionId: opts.session, deadline }, { verdicts });
       } else {
-        report = await extractTranscript({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, llmTimeoutMs, sessionId: opts.session });
+        report = await extractTranscript({ transcriptPath: transcript, rulesDir, classifier, dryRun: opts.dryRun, llm: opts.llm, llmTimeoutMs, sessionId: opts.session, deadline });
       }
       for (const w of report.warnings) stderrLine(w);
       if (opts.json) {

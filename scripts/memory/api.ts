@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { Classifier } from "../engine/classify.js";
+import type { Deadline } from "./deadline.js";
 import { renderPinnedRules as renderPinnedRulesImpl } from "./pinned.js";
 
 /** Options of one extraction run over a Claude Code transcript (JSONL). */
@@ -27,6 +28,12 @@ export interface ExtractOptions {
   llmTimeoutMs?: number;
   /** Clock, for provenance timestamps in the sidecar only (never in the .md files). */
   now?: () => Date;
+  /**
+   * Time budget (deadline.ts). Once it expires the run stops at the next safe point (before a chunk read, a
+   * batch or a statement), writes the rules of the part it finished and moves the cursor only to the end of
+   * that part; the report then has `stoppedAt`. Default: none (the run reads to the end). Hooks pass one.
+   */
+  deadline?: Deadline;
 }
 
 /** What one extraction run did. */
@@ -41,6 +48,11 @@ export interface ExtractReport {
   /** Rule files (absolute paths) written or confirmed in this run. */
   files: string[];
   warnings: string[];
+  /**
+   * Only when the run stopped at its deadline: `offset`, the byte where the next run continues (everything
+   * before it is done), and `size`, the transcript's size in bytes.
+   */
+  stoppedAt?: { offset: number; size: number };
 }
 
 /**
@@ -48,7 +60,8 @@ export interface ExtractReport {
  * Never throws on malformed transcript content (corrupt, torn, huge or non-UTF-8 lines are skipped and
  * counted). Throws TriageError: UsageError for a missing transcript, LOCK_BUSY when another run holds
  * the lock for more than `lockWaitMs`, INTERRUPTED (exit 130/143) on SIGINT/SIGTERM, RULES_DIR_UNWRITABLE, STATE_INVALID for a corrupt sidecar.
- * An empty transcript writes nothing and returns a warning.
+ * An empty transcript writes nothing and returns a warning. An expired `deadline` is not an error: the run
+ * writes what it finished and returns with `stoppedAt` (and the same line first among the warnings).
  */
 export async function extractTranscript(opts: ExtractOptions): Promise<ExtractReport> {
   const mod = await import("./extract-run.js");

@@ -9,6 +9,7 @@ import { UsageError } from "../errors.js";
 import type { ExtractOptions, ExtractReport } from "./api.js";
 import { applyStatement } from "./consolidate.js";
 import { dropSecretClauses, judge, toStatement, type Candidate, type Verdict } from "./extract.js";
+import { deadlineMessage } from "./deadline.js";
 import { DURABLE_THRESHOLD } from "./durability.js";
 import { trapSignals, yieldAndCheck } from "./interrupt.js";
 import { askLlm } from "./llm.js";
@@ -16,7 +17,7 @@ import { redactSync, redactTexts } from "./redact.js";
 import { reconcile, recoverFromFiles, syncRuleFiles } from "./rules-store.js";
 import { splitSentences } from "./sentences.js";
 import { acquireLock, isUserRulesDir, stateDir, loadCursor, loadStore, prefixHashes, saveCursor, saveStore } from "./state.js";
-import { cannotBeUser, decodeLine, readLines, userUtterance, type Utterance } from "./transcript.js";
+import { cannotBeUser, decodeLine, readLines, userUtterance, type ReadPosition, type Utterance } from "./transcript.js";
 import type { Cursor, RuleSource } from "./schema.js";
 
 /** Options for tests and the bench: reader sizes. */
@@ -37,7 +38,11 @@ export const MAX_UTTERANCE_CHARS = 100_000;
 /** User utterances processed per batch (redaction, classification, consolidation); bounds memory. */
 export const BATCH_UTTERANCES = 2000;
 
-/** Lines read between two checks for SIGTERM/SIGINT (each check yields one event-loop turn). */
+/**
+ * Lines read between two checks for SIGTERM/SIGINT (each check yields one event-loop turn). The reader also
+ * checks for a signal and for the deadline before every chunk it reads (every 1 MiB, transcript.ts), so a
+ * file with no "\n" in it cannot outrun either.
+ */
 export const CHECK_EVERY_LINES = 1000;
 
 /**
@@ -104,9 +109,12 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     let lineNo = 0;
     let recent: string | undefined;
     let since = Number.POSITIVE_INFINITY;
+    // Left by a run stopped at its deadline: resume inside an oversized line, or skip the sentences it consolidated.
+    let scanFrom: number | undefined;
+    let skipLeft = 0;
     const cur = loadCursor(rulesDir, sessionId);
     if (cur && cur.transcriptPath === path) {
-      if (size < cur.offset) report.warnings.push("transcript shrank since the last run; reading it again from the start");
+      if (size < (cur.scan ?? cur.offset)) report.warnings.push("transcript shrank since the last run; reading it again from the start");
       else {
         const h = prefixHashes(path, cur.offset);
         if (h.headHash === cur.headHash && h.tailHash === cur.tailHash) {
@@ -114,19 +122,41 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
           lineNo = cur.line;
           recent = cur.recent;
           since = cur.since ?? Number.POSITIVE_INFINITY;
+          scanFrom = cur.scan;
+          skipLeft = cur.skip ?? 0;
         } else report.warnings.push("transcript changed since the last run; reading it again from the start");
       }
     }
 
+    // Deadline: sticky once seen (the Deadline itself is sticky too). A run stopped inside a batch or with
+    // utterances read but not consolidated sets `resumeAt`: the first user line of that batch and how many of
+    // its candidate sentences are done. The next run starts at that line, so its batch holds the same
+    // utterances (the classifier looks at a sentence's neighbours in the batch) and skips those sentences.
+    let stopped = false;
+    const timeUp = (): boolean => {
+      if (!stopped && opts.deadline?.expired()) stopped = true;
+      return stopped;
+    };
+    let resumeAt: { offset: number; line: number; skip: number } | undefined;
+    const stopAt = (x: { offset: number; line: number }, skip = skipLeft): false => {
+      resumeAt = { offset: x.offset, line: x.line, skip };
+      return false;
+    };
+    let readStop: ReadPosition | undefined;
+    // Offset of the utterance whose sentences were consolidated last (-1: none yet in this run).
+    let lastUtterance = -1;
+
     let utterances: Array<{ u: Utterance; line: number; offset: number }> = [];
     // Utterances are processed in batches in transcript order, so memory stays bounded on huge transcripts.
     let scopedToUser = 0;
-    let lastUtterance = -1;
     const userLevel = isUserRulesDir(rulesDir);
     const redactWarnings = new Set<string>();
     let consolidated = 0;
-    const processBatch = async (batch: typeof utterances): Promise<void> => {
-      if (batch.length === 0) return;
+    /** Redact, judge and consolidate one batch; false when the deadline stopped it (resumeAt says where). */
+    const processBatch = async (batch: typeof utterances): Promise<boolean> => {
+      const first = batch[0];
+      if (first === undefined) return true;
+      if (timeUp()) return stopAt(first);
       // Redact whole utterances first (secrets can span sentence ends), then split.
       const red = await redactTexts(batch.map((x) => x.u.text));
       for (const w of red.warnings) redactWarnings.add(w);
@@ -140,20 +170,29 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
           cands.push({ text: dropSecretClauses(s), source: n === 0 ? src : { ...src, n } });
         });
       });
-      report.candidates += cands.length;
       const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm) });
-      if (opts.llm) await askLlm(opts.llm, verdicts, DURABLE_THRESHOLD, LLM_BAND, report.warnings, opts.llmTimeoutMs);
-      if (tuning.verdicts) for (const v of verdicts) tuning.verdicts.push(v);
+      // Sentences that a run stopped at its deadline consolidated: skipped, with the state they left.
+      const skip = Math.min(skipLeft, verdicts.length);
+      skipLeft -= skip;
+      const todo = skip > 0 ? verdicts.slice(skip) : verdicts;
+      report.candidates += todo.length;
+      if (opts.llm && timeUp()) return stopAt(first);
+      if (opts.llm) await askLlm(opts.llm, todo, DURABLE_THRESHOLD, LLM_BAND, report.warnings, opts.llmTimeoutMs);
+      if (tuning.verdicts) for (const v of todo) tuning.verdicts.push(v);
       if (userLevel) {
         // User-level rules ignore paths: (BL-30): keep such rules, unscoped (their text still names the path).
-        for (const v of verdicts) {
+        for (const v of todo) {
           if (v.keep && v.globs.length > 0) {
             v.globs = [];
             scopedToUser++;
           }
         }
       }
-      for (const v of verdicts) {
+      if (skip > 0) lastUtterance = (verdicts[skip - 1] as Verdict).source.offset;
+      for (let k = skip; k < verdicts.length; k++) {
+        const v = verdicts[k] as Verdict;
+        // Out of time: stop before this sentence; the ones before it are consolidated, the rest wait for the next run.
+        if (timeUp()) return stopAt(first, k);
         if (v.source.offset !== lastUtterance) {
           lastUtterance = v.source.offset;
           since++;
@@ -179,8 +218,8 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
           since = 0;
         }
       }
+      return true;
     };
-
 
     let endOffset = start;
     let endLine = lineNo;
@@ -189,13 +228,23 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     let torn = 0;
     let invalidUtf8 = 0;
     let pasted = 0;
-    for await (const raw of readLines(path, { start, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes })) {
+    // A torn last line already longer than maxLineBytes: skipped whatever follows, so the cursor can skip what was scanned of it.
+    let tornOversized: { start: number; end: number } | undefined;
+    // Checked before every chunk read: a signal, then the deadline (a line with no "\n" yields nothing to check between).
+    const stop = (at: ReadPosition): boolean => {
+      trap.check();
+      if (!timeUp()) return false;
+      readStop = at;
+      return true;
+    };
+    for await (const raw of readLines(path, { start, scanFrom, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes, stop })) {
       const line = lineNo + raw.index;
       if (raw.index % CHECK_EVERY_LINES === CHECK_EVERY_LINES - 1) await yieldAndCheck(trap);
       if (!raw.complete) {
         // A torn last line: skip it now, and keep the cursor before it so a completed line is read next time.
         torn++;
         report.linesSkipped++;
+        if (raw.bytes === null) tornOversized = { start: raw.start, end: raw.end };
         continue;
       }
       endOffset = raw.end;
@@ -235,12 +284,14 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       }
       utterances.push({ u, line, offset: raw.start });
       if (utterances.length >= (tuning.batch ?? BATCH_UTTERANCES)) {
-        await processBatch(utterances);
+        if (!(await processBatch(utterances))) break;
         utterances = [];
         await yieldAndCheck(trap);
       }
     }
-    await processBatch(utterances);
+    if (!resumeAt && !stopped) await processBatch(utterances);
+    // Stopped while reading: the utterances read since the last batch were not consolidated.
+    else if (!resumeAt && utterances[0]) stopAt(utterances[0]);
     await yieldAndCheck(trap);
     report.warnings.push(...redactWarnings);
     if (scopedToUser) {
@@ -251,25 +302,39 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     if (pasted > 0) report.warnings.push(`${pasted} user message${pasted === 1 ? "" : "s"} over ${MAX_UTTERANCE_CHARS} characters skipped (pasted text)`);
     if (invalidUtf8 > 0) report.warnings.push(`${invalidUtf8} line${invalidUtf8 === 1 ? "" : "s"} with invalid UTF-8 (replaced with U+FFFD)`);
 
+    // Stopped before reading the first user line of the batch an earlier run stopped in: keep that place.
+    if (stopped && !resumeAt && skipLeft > 0 && endOffset === start) stopAt({ offset: start, line: lineNo + 1 });
+    // The cursor goes to the end of what was finished: the last complete line read, or (stopped at the
+    // deadline) the first user line of the batch not finished, with `skip`; never past anything half-done.
+    const doneOffset = resumeAt ? resumeAt.offset : endOffset;
     const cursor: Cursor = {
       format: "knowledge-triage/cursor",
       version: 1,
       sessionId,
       transcriptPath: path,
-      offset: endOffset,
-      line: endLine,
-      ...prefixHashes(path, endOffset),
+      offset: doneOffset,
+      line: resumeAt ? resumeAt.line - 1 : endLine,
+      ...prefixHashes(path, doneOffset),
     };
     if (recent !== undefined && Number.isFinite(since)) {
       cursor.recent = recent;
       cursor.since = since;
     }
+    if (resumeAt && resumeAt.skip > 0) cursor.skip = resumeAt.skip;
+    else if (!resumeAt && readStop?.oversized && readStop.lineStart === endOffset) cursor.scan = readStop.pos;
+    else if (!resumeAt && tornOversized?.start === endOffset) cursor.scan = tornOversized.end;
+    if (stopped) {
+      report.stoppedAt = { offset: cursor.scan ?? cursor.offset, size };
+      // First, so a caller that shows only the first few warnings (the hook log) shows this one.
+      report.warnings.unshift(deadlineMessage(opts.deadline?.budgetMs ?? 0, report.stoppedAt.offset, size));
+    }
     if (opts.dryRun) {
       const r = reconcile(rulesDir, store);
       report.files = r.plan.map((p) => resolve(rulesDir, p.name));
       report.warnings.push(...r.warnings);
-    } else if (store.rules.length === 0 && Object.keys(store.files).length === 0 && created.length > 0) {
+    } else if (!stopped && store.rules.length === 0 && Object.keys(store.files).length === 0 && created.length > 0) {
       // No rule yet and no state before this run: write nothing (no rules folder, no .state, no cursor).
+      // A run stopped at its deadline writes its cursor even so, or the next run would start again from scratch.
       keepNothing = true;
     } else {
       const sync = syncRuleFiles(rulesDir, store);

@@ -1,9 +1,11 @@
 /**
  * SIGTERM/SIGINT handling for long extraction runs. While trapped, a signal only sets a flag (and aborts
- * an AbortSignal, so a lock wait ends at once); the run checks the flag every CHECK_EVERY_LINES lines read
- * and before every statement it consolidates (yielding every CHECK_EVERY_STATEMENTS so the handler can
- * run; extract-run.ts), throws InterruptedError, and its `finally` releases the lock before anything
- * half-done is written (files are written only after the last statement). The CLI
+ * an AbortSignal, so a lock wait ends at once); the run checks the flag before every chunk it reads (so
+ * also inside a line with no "\n"), every CHECK_EVERY_LINES lines read and before every statement it
+ * consolidates (yielding every CHECK_EVERY_STATEMENTS so the handler can run; extract-run.ts), throws
+ * InterruptedError, and its `finally` releases the lock before anything half-done is written (files are
+ * written only after the last statement). A deadline (deadline.ts) is checked at the same places but is
+ * not an error: the run stops there and writes what it finished. The CLI
  * maps the error to exit 130 (SIGINT) or 143 (SIGTERM), the shell convention 128 + signal number.
  */
 import { InterruptedError } from "../errors.js";

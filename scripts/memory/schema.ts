@@ -63,7 +63,7 @@ export type Store = z.infer<typeof StoreSchema>;
 
 /**
  * `<rulesDir>/.state/sessions/<session>.json`: how far a transcript was read. `offset` is the byte after the
- * last complete line processed; `headHash`/`tailHash` are sha256 of the first and of the last (up to) 4 KiB
+ * last complete line processed (after a run stopped at its deadline: the start of the first line not fully processed); `headHash`/`tailHash` are sha256 of the first and of the last (up to) 4 KiB
  * before `offset`, used to detect a rewritten or different file.
  */
 export const CursorSchema = z.object({
@@ -78,6 +78,18 @@ export const CursorSchema = z.object({
   /** The rule added last in this session and how many user utterances came after it (for "scratch that"). */
   recent: z.optional(z.string()),
   since: z.optional(z.int().check(z.nonnegative())),
+  /**
+   * Only after a run stopped at its deadline inside a batch: the first `skip` candidate sentences of the user
+   * lines from `offset` on are consolidated; the next run starts at `offset` (the batch's first user line) and
+   * skips them.
+   */
+  skip: z.optional(z.int().check(z.positive())),
+  /**
+   * Only when the line at `offset` is longer than the reader's line cap (so it is skipped whatever follows) and
+   * has no "\n" before this byte offset: the next run resumes the search for its end here (a run stopped at its
+   * deadline inside it, or the file ended inside it).
+   */
+  scan: z.optional(z.int().check(z.nonnegative())),
 });
 export type Cursor = z.infer<typeof CursorSchema>;
 

@@ -29,11 +29,34 @@ export interface ReadOptions {
   chunkSize?: number;
   /** Lines longer than this are skipped without being buffered. Default 1 MiB. */
   maxLineBytes?: number;
+  /**
+   * Resume inside an oversized line: the line starts at `start` and is already known to exceed
+   * `maxLineBytes`, and `[start, scanFrom)` holds no "\n" (ReadPosition of an earlier stop). Reading begins at
+   * `scanFrom`, skipping until the line's "\n". Must be >= `start`.
+   */
+  scanFrom?: number;
+  /**
+   * Asked before every chunk read, so every `chunkSize` bytes even inside a line with no "\n" (a huge line,
+   * a sparse file). Returning true ends the iteration there: the line being read is not yielded (torn or
+   * not). It may throw (e.g. InterruptedError); the error ends the iteration and the file is closed.
+   */
+  stop?: (at: ReadPosition) => boolean;
+}
+
+/** Where the reader is between two chunk reads (what `ReadOptions.stop` is shown). Offsets in bytes. */
+export interface ReadPosition {
+  /** Start of the line being read: every line before it was yielded. */
+  lineStart: number;
+  /** The next byte to read. */
+  pos: number;
+  /** True when the line being read already exceeded maxLineBytes (it is skipped whatever follows). */
+  oversized: boolean;
 }
 
 /**
  * Stream the lines of a file from `start`, yielding each as bytes. Memory stays O(chunkSize + maxLineBytes)
- * whatever the file or line size. Throws only on I/O errors (ENOENT, EACCES).
+ * whatever the file or line size. Ends early when `opts.stop` says so. Throws on I/O errors (ENOENT, EACCES)
+ * and whatever `opts.stop` throws.
  */
 export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGenerator<RawLine> {
   const chunkSize = opts.chunkSize ?? 1 << 20;
@@ -41,13 +64,14 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
   const fh = await open(path, "r");
   try {
     const buf = Buffer.allocUnsafe(chunkSize);
-    let pos = opts.start ?? 0;
-    let lineStart = pos;
+    let lineStart = opts.start ?? 0;
+    let pos = Math.max(lineStart, opts.scanFrom ?? lineStart);
     let index = 0;
     let parts: Buffer[] = [];
     let partLen = 0;
-    let oversized = false;
+    let oversized = pos > lineStart;
     for (;;) {
+      if (opts.stop?.({ lineStart, pos, oversized })) return;
       const { bytesRead } = await fh.read(buf, 0, chunkSize, pos);
       if (bytesRead === 0) break;
       let from = 0;

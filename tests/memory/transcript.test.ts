@@ -30,6 +30,26 @@ describe("readLines", () => {
     const got = await collect("one\ntwo\nthree\n", { start: 4 });
     expect(got.map((l) => [l.index, l.text])).toEqual([[1, "two"], [2, "three"]]);
   });
+  it("asks `stop` before every chunk read, with where it is, and ends without yielding the line in progress", async () => {
+    const seen: Array<{ lineStart: number; pos: number; oversized: boolean }> = [];
+    const body = `ab\n${"x".repeat(5000)}`;
+    const got = await collect(body, { chunkSize: 1024, maxLineBytes: 2000, stop: (at) => seen.push(at) === 4 });
+    expect(got.map((l) => l.text)).toEqual(["ab"]);
+    expect(seen).toEqual([
+      { lineStart: 0, pos: 0, oversized: false },
+      { lineStart: 3, pos: 1024, oversized: false },
+      { lineStart: 3, pos: 2048, oversized: true },
+      { lineStart: 3, pos: 3072, oversized: true },
+    ]);
+  });
+  it("resumes inside an oversized line at scanFrom: the line is yielded as skipped, with its own start", async () => {
+    const body = `ab\n${"x".repeat(5000)}\nafter\n`;
+    const got = await collect(body, { start: 3, scanFrom: 3072, chunkSize: 1024, maxLineBytes: 2000 });
+    expect(got.map((l) => [l.index, l.start, l.end, l.text])).toEqual([
+      [1, 3, 5004, null],
+      [2, 5004, 5010, "after"],
+    ]);
+  });
   it("decodes invalid UTF-8 with U+FFFD", () => {
     const r = decodeLine(Buffer.from([0x61, 0x8f, 0x62]));
     expect(r).toEqual({ text: "a\uFFFDb", invalid: true });
