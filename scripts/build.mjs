@@ -100,7 +100,7 @@ writeFileSync(outfile, plain ? main : withLoader(programs), { mode: 0o755 });
 
 /**
  * dist/triage.mjs: a small ESM loader followed by the programs as line comments ("//" + each line),
- * each block under a mark line `//@kt-program <build> <name>`. V8 only skims comments, so the module
+ * each block between a mark line `//@kt-program <build> <name>` and an end line `//@kt-end <build> <name>`. V8 only skims comments, so the module
  * compiles in about a millisecond; the loader reads its own file, strips the comment marks of one
  * block and compiles that program with node:vm, passing V8 code-cache data from the previous run of
  * the same program and command (bytecode of every function that run compiled): the same mechanism as
@@ -141,13 +141,19 @@ const head = "(function (require, __kt_import_meta_url, __kt_loader) {";
 const tail = "\\n})";
 // Where each block's mark line starts and where the block ends, in bytes (filled in by the build).
 const BLOCKS = __KT_BLOCKS__;
+const stamp = statSync(file);
+if (stamp.size < Math.min(...Object.values(BLOCKS).map((b) => b[0]))) {
+  process.stderr.write("triage: " + file + " is damaged: it is cut short (run npm run build, or clone again)\\n");
+  process.exit(1);
+}
 const ROOM = 64; // bytes read before a mark line: room for the wrapper's head
 let whole;
 // The bytes of one block: read alone at its recorded place, or, when the file is not as built (a
 // CRLF copy, an edit), found in the whole file; null when it is missing.
 function blockBytes(name) {
   const at = BLOCKS[name];
-  if (at) {
+  // Only a file of the size built has its blocks where recorded; any other (a CRLF copy, an edit) is searched.
+  if (at && stamp.size === Math.max(...Object.values(BLOCKS).map((b) => b[1]))) {
     try {
       const buf = Buffer.allocUnsafe(at[1] - at[0] + ROOM);
       const fd = openSync(file, "r");
@@ -175,9 +181,12 @@ function blockBytes(name) {
 function source(name) {
   const block = blockBytes(name);
   if (!block) return null;
-  const { buf, end } = block;
+  const { buf } = block;
   const start = buf.indexOf(10, block.at) + 1;
-  if (start <= 0 || start > end) return null;
+  // Each block ends with its own end line: without it the block was cut short (or edited into
+  // something else) and would run as a fragment of the program.
+  const end = buf.lastIndexOf("//@kt-end " + BUILD + " " + name, block.end);
+  if (start <= 0 || end < start || buf.indexOf(10, end) + 1 !== block.end) return "";
   let from = start - head.length;
   buf.write(head, from, "latin1");
   let size = start;
@@ -206,36 +215,38 @@ const home = absolute(env.HOME || env.USERPROFILE);
 // TRIAGE_CACHE=0 turns off every start-up cache (this code cache and the program's model cache).
 // A cache folder someone else owns, or that others may write to (a shared XDG_CACHE_HOME=/tmp, say),
 // could hand this process another user's bytecode: then no cache at all. A missing folder is made 0700.
-const private_ = (d) => {
+// Checked again right before each read and after making the folder at exit: a folder missing at start
+// could be made by someone else in between.
+const private_ = (d, missing) => {
   try {
     const st = statSync(d);
-    return !process.getuid || (st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o022) === 0);
+    return st.isDirectory() && (!process.getuid || (st.uid === process.getuid() && (st.mode & 0o022) === 0));
   } catch (e) {
-    return e.code === "ENOENT";
+    return missing && e.code === "ENOENT";
   }
 };
 const wanted = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
-const cacheDir = wanted && private_(wanted) ? wanted : null;
+const cacheDir = wanted && private_(wanted, true) ? wanted : null;
 if (debug && wanted && !cacheDir) process.stderr.write("start-up caches: off (" + wanted + " is not a private folder of this user)\\n");
 const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
-// The build hash names the programs; the bundle's size and modification time catch a bundle edited
-// by hand after the build (V8 itself only compares the source length).
-const stamp = statSync(file);
 // V8 release builds skip the code cache's checksum and abort on a corrupt file; this flag makes
 // createCachedData write a checksum and the next compile reject a mismatch (cachedDataRejected).
 if (dir) require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
 // Compile and run one block with its code cache; extra fields go to the program's __kt_loader.
 function run(name, extra) {
   const code = source(name);
-  if (code === null) {
-    process.stderr.write("triage: " + file + " is damaged: its " + name + " program block is missing (run npm run build, or clone again)\\n");
+  if (!code) {
+    process.stderr.write("triage: " + file + " is damaged: its " + name + " program block is " + (code === null ? "missing" : "cut short") + " (run npm run build, or clone again)\\n");
     process.exit(1);
   }
   const suffix = "-" + process.version + "-" + process.arch + "-" + name + "-" + command + ".v8cache";
-  const cacheFile = dir && join(dir, BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + suffix);
+  // The build hash names the programs; the bundle's size, modification and change times catch a
+  // bundle edited after the build (V8 itself only compares the source length; tools can reset the
+  // modification time, not the change time).
+  const cacheFile = dir && join(dir, BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + "-" + Math.floor(stamp.ctimeMs) + suffix);
   let cachedData;
-  if (cacheFile) {
+  if (cacheFile && private_(dir, false)) {
     try {
       // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
       const st = statSync(cacheFile);
@@ -267,11 +278,20 @@ function run(name, extra) {
             if (e.code !== "EEXIST") throw e;
           }
         }
+        if (!private_(dir, false)) return;
         writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
         renameSync(tmp, cacheFile);
-        // This program's and command's caches of other builds (or of an edited bundle) will not be used again.
+        // Caches of this program and command for other builds or copies of the bundle: the newest
+        // three stay (two clones sharing the folder would otherwise delete each other's at every
+        // run); code caches named by an older scheme go.
         const mine = cacheFile.slice(dir.length + 1);
-        for (const name of readdirSync(dir)) if (name.endsWith(suffix) && name !== mine) unlinkSync(join(dir, name));
+        const others = [];
+        for (const n of readdirSync(dir)) {
+          if (!n.endsWith(".v8cache") || n === mine) continue;
+          if (!/^[0-9a-f]{16}-\\d+-\\d+-\\d+-v[0-9.]+-\\w+-[a-z]+-[a-z-]+\\.v8cache$/.test(n)) unlinkSync(join(dir, n));
+          else if (n.endsWith(suffix)) others.push({ n, t: statSync(join(dir, n)).mtimeMs });
+        }
+        for (const o of others.sort((a, b) => b.t - a.t).slice(3)) unlinkSync(join(dir, o.n));
       } catch {
         try {
           unlinkSync(tmp);
@@ -285,7 +305,7 @@ function run(name, extra) {
 if (command === "classify" && "classify" in BLOCKS) run("classify", { runFullProgram: () => run("main") });
 else run("main");
 `;
-  const parts = blocks.map(([name, code]) => [name, `//@kt-program ${id} ${name}\n${(code.endsWith("\n") ? code.slice(0, -1) : code).split("\n").map((l) => `//${l}`).join("\n")}\n`]);
+  const parts = blocks.map(([name, code]) => [name, `//@kt-program ${id} ${name}\n${(code.endsWith("\n") ? code.slice(0, -1) : code).split("\n").map((l) => `//${l}`).join("\n")}\n//@kt-end ${id} ${name}\n`]);
   // The loader records each block's byte range, which depends on the loader's own length: repeat
   // until the numbers stop changing (two rounds unless a number gains a digit).
   let table = "{}";

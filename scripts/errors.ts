@@ -1,10 +1,12 @@
-import { visible } from "./terminal.js";
+import { visible, visibleName } from "./terminal.js";
 
 /**
  * Typed errors. Each carries a stable `code` and the process exit code the CLI uses for it
  * (table in README.md: 0 ok, 1 usage/input/internal, 2 COMPACTION_UNSAFE).
  */
 export class TriageError extends Error {
+  /** True for the one error whose message is several lines by design (COMPACTION_UNSAFE's rule list). */
+  readonly multiline: boolean = false;
   constructor(
     message: string,
     readonly code: string,
@@ -53,6 +55,7 @@ export class DataError extends TriageError {
 
 /** Pinned units alone exceed the budget (exit 2). `needed` is the smallest safe budget in tokens. */
 export class CompactionUnsafeError extends TriageError {
+  override readonly multiline = true;
   constructor(
     message: string,
     readonly needed: number,
@@ -100,11 +103,16 @@ export class StateError extends TriageError {
 /**
  * What the CLI prints for an error a command threw, and the exit code: a TriageError as one line
  * `triage: <message>` with its own exit code, anything else as `triage: internal error: <message>`
- * with exit 1; with `debug`, the stack trace follows. Messages go through visible() (they quote
- * user input: paths, arguments, rules). Used by the CLI and the bundle's classify fast path.
+ * with exit 1; with `debug`, the stack trace follows. Messages go through visibleName() (they quote
+ * user input: paths, arguments, rules; a file name with a line feed stays on the one line), except
+ * COMPACTION_UNSAFE's list of rules (visible(): one rule a line). Used by the CLI and the bundle's
+ * classify fast path.
  */
 export function errorReport(err: unknown, debug: boolean): { text: string; exitCode: number } {
-  if (err instanceof TriageError) return { text: `triage: ${visible(err.message)}\n${debug ? `${err.stack}\n` : ""}`, exitCode: err.exitCode };
+  if (err instanceof TriageError) {
+    const message = err.multiline ? visible(err.message) : visibleName(err.message);
+    return { text: `triage: ${message}\n${debug ? `${err.stack}\n` : ""}`, exitCode: err.exitCode };
+  }
   const e = err as Error | undefined;
-  return { text: `triage: internal error: ${visible(e?.message ?? String(err))}\n${debug ? `${e?.stack}\n` : ""}`, exitCode: 1 };
+  return { text: `triage: internal error: ${visibleName(e?.message ?? String(err))}\n${debug ? `${e?.stack}\n` : ""}`, exitCode: 1 };
 }

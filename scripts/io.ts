@@ -6,7 +6,7 @@ import { existsSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, 
 import { dirname, resolve } from "node:path";
 import { UsageError, WriteError } from "./errors.js";
 import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./files.js";
-import { visible } from "./terminal.js";
+import { visibleName } from "./terminal.js";
 import { defaultModelPath } from "./paths.js";
 
 /** Re-exported: the class lives with the other error classes in scripts/errors.ts. */
@@ -78,10 +78,11 @@ export function writeStdout(text: string): void {
 
 /**
  * Write one diagnostic line to standard error: `triage: <text>\n`, with `text` passed through
- * visible() (it often quotes a file name or the user's text). E.g. stderrLine(`warning: ${w}`).
+ * visibleName() (it often quotes a file name or the user's text; a line feed in it is escaped, so it
+ * stays one line). E.g. stderrLine(`warning: ${w}`).
  */
 export function stderrLine(text: string): void {
-  process.stderr.write(`triage: ${visible(text)}\n`);
+  process.stderr.write(`triage: ${visibleName(text)}\n`);
 }
 
 const strict = new TextDecoder("utf-8", { fatal: true });

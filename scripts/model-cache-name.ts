@@ -6,7 +6,7 @@
 import type { BigIntStats } from "node:fs";
 
 /** Bump when the byte layout of a model cache file changes (encodeModelCache). */
-export const MODEL_CACHE_LAYOUT = 2;
+export const MODEL_CACHE_LAYOUT = 3;
 
 /** The cache key of one version of a model file for one program build. */
 export function modelCacheKey(st: BigIntStats, build: string): string {

@@ -10,6 +10,7 @@
 import { close, closeSync, constants, fstatSync, openSync, read, statSync } from "node:fs";
 import { join } from "node:path";
 import { modelCacheKey, modelCacheName } from "./model-cache-name.js";
+import { isPrivateFolder } from "./paths.js";
 
 /** Larger files are not read ahead (model-cache.ts reads them in place, and refuses them). */
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -18,7 +19,7 @@ let ahead: { file: string; bytes?: Buffer; done: Promise<void> } | undefined;
 
 /**
  * Start reading the cache file of the model at `modelPath` for program build `build` from cache
- * folder `dir`, when it exists and is a regular file of at most 64 MiB (opened non-blocking and
+ * folder `dir`, when the folder is private (isPrivateFolder) and the file is a regular file of at most 64 MiB (opened non-blocking and
  * checked by its descriptor, so nothing else put in its place is read). Never throws; does nothing
  * when started twice.
  */
@@ -26,6 +27,7 @@ export function startModelCacheReadAhead(modelPath: string, dir: string, build: 
   if (ahead) return;
   let file: string;
   try {
+    if (!isPrivateFolder(dir)) return;
     const st = statSync(modelPath, { bigint: true });
     if (!st.isFile()) return;
     file = join(dir, modelCacheName(modelCacheKey(st, build)));

@@ -23,6 +23,7 @@ import { TYPES } from "./engine/types.js";
 import { readFileCapped } from "./files.js";
 import { makeDirs, replaceAtomically } from "./io.js";
 import { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName } from "./model-cache-name.js";
+import { isPrivateFolder } from "./paths.js";
 import { takeReadAhead } from "./model-cache-read-ahead.js";
 
 export { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName };
@@ -42,16 +43,15 @@ interface Header {
   weightScales: number[];
   temperature: number;
   stems: Array<[string, number]>;
-  /** CRC-32 of everything after the header padding (zlib.crc32). */
-  crc32: number;
 }
 
 const pad8 = (n: number): number => (8 - (n % 8)) % 8;
 
 /**
  * Serialise prepared tables under `key`. Layout (little-endian): u32 magic "KTMC", u32 layout, u32
- * header length H, H bytes of UTF-8 JSON header (key, bits, term count n, bias, weightScales,
- * temperature, stem table byte lengths, CRC-32 of the payload), zero padding to 8, then the payload:
+ * header length H, u32 CRC-32 of everything after these 16 bytes (header and payload: a damaged bias,
+ * scale or stem length is refused like a damaged weight), H bytes of UTF-8 JSON header (key, bits,
+ * term count n, bias, weightScales, temperature, stem table byte lengths), zero padding to 8, then the payload:
  * the hash table (Int32 x 2^(bits+1)), the scales (Float64 x n), the weights (Int8 x 5n) padded to 8,
  * and the stem tables as UTF-8. Throws on a big-endian host and on a Node without zlib.crc32
  * (older than 20.15): the cache is not used there.
@@ -69,19 +69,20 @@ export function encodeModelCache(p: PreparedModel, key: string): Buffer {
     weightScales: Array.from(p.weightScales),
     temperature: p.temperature,
     stems: stems.map(([lang, b]) => [lang, b.length]),
-    crc32: crc32(payload),
   };
   const head = Buffer.from(JSON.stringify(header), "utf8");
-  const fixed = Buffer.alloc(12);
+  const fixed = Buffer.alloc(16);
   fixed.writeUInt32LE(MAGIC, 0);
   fixed.writeUInt32LE(MODEL_CACHE_LAYOUT, 4);
   fixed.writeUInt32LE(head.length, 8);
-  return Buffer.concat([fixed, head, Buffer.alloc(pad8(12 + head.length)), payload]);
+  const body = Buffer.concat([head, Buffer.alloc(pad8(16 + head.length)), payload]);
+  fixed.writeUInt32LE(crc32(body), 12);
+  return Buffer.concat([fixed, body]);
 }
 
 /**
  * The prepared tables stored in `bytes`, or undefined when they are not a cache file of this layout
- * for `key`, their lengths do not add up or the payload fails its CRC-32 (a torn, damaged or foreign
+ * for `key`, their lengths do not add up or they fail their CRC-32 (a torn, damaged or foreign
  * file). The typed arrays are views of `bytes` (copied once when it is not 8-byte aligned). Never
  * throws.
  */
@@ -89,20 +90,21 @@ export function decodeModelCache(bytes: Buffer, key: string): PreparedModel | un
   try {
     if (!LITTLE_ENDIAN || bytes.length < 16 || bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== MODEL_CACHE_LAYOUT) return undefined;
     const headLength = bytes.readUInt32LE(8);
-    if (12 + headLength > bytes.length) return undefined;
-    const h = JSON.parse(bytes.toString("utf8", 12, 12 + headLength)) as Header;
+    if (16 + headLength > bytes.length) return undefined;
+    // The checksum of header and payload: a damaged block or header value (same length) would
+    // otherwise be used as it is — wrong scores, NaN, or a probe loop that never ends in a table
+    // without empty slots.
+    if (crc32(bytes.subarray(16)) !== bytes.readUInt32LE(12)) return undefined;
+    const h = JSON.parse(bytes.toString("utf8", 16, 16 + headLength)) as Header;
     if (h.key !== key || !Number.isInteger(h.bits) || h.bits < 4 || h.bits > 28 || !Number.isInteger(h.n) || h.n < 0 || h.n > 1 << (h.bits - 1)) return undefined;
     if (!Array.isArray(h.bias) || h.bias.length !== K || !Array.isArray(h.weightScales) || h.weightScales.length !== K || typeof h.temperature !== "number") return undefined;
     if (!Array.isArray(h.stems) || !h.stems.every((s) => Array.isArray(s) && typeof s[0] === "string" && Number.isInteger(s[1]) && s[1] >= 0)) return undefined;
-    const tableStart = 12 + headLength + pad8(12 + headLength);
+    const tableStart = 16 + headLength + pad8(16 + headLength);
     const scaleStart = tableStart + (2 << h.bits) * 4;
     const weightStart = scaleStart + h.n * 8;
     const stemStart = weightStart + h.n * K + pad8(h.n * K);
     const end = stemStart + h.stems.reduce((s, [, len]) => s + len, 0);
     if (end !== bytes.length) return undefined;
-    // The payload's checksum: a damaged block (same length, header intact) would otherwise be used as
-    // it is — wrong scores, NaN, or a probe loop that never ends in a table without empty slots.
-    if (crc32(bytes.subarray(tableStart)) !== h.crc32) return undefined;
     const b = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
     const table = new Int32Array(b.buffer, b.byteOffset + tableStart, 2 << h.bits);
     const scale = new Float64Array(b.buffer, b.byteOffset + scaleStart, h.n);
@@ -140,6 +142,7 @@ export function cachedPreparedModel(path: string, dir: string, build: string, lo
   const file = join(dir, modelCacheName(key));
   let status: ModelCacheStatus = "miss";
   try {
+    if (!isPrivateFolder(dir)) throw new Error("not a private folder (yet)");
     // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end): ReadError otherwise.
     const p = decodeModelCache(takeReadAhead(file) ?? readFileCapped(file, { maxBytes: MAX_BYTES }), key);
     if (p) {
@@ -185,6 +188,7 @@ export function isRacilyNew(st: BigIntStats, nowMs: number): boolean {
 export function storeModelCache(dir: string, file: string, p: PreparedModel, key: string): void {
   try {
     makeDirs(dir, 0o700);
+    if (!isPrivateFolder(dir)) return; // made by someone else since this process started
     replaceAtomically(file, encodeModelCache(p, key), 0o600);
     const caches = readdirSync(dir)
       .filter((n) => /^model-[0-9a-f]{16}\.ktmodel$/.test(n))

@@ -1,8 +1,9 @@
 /**
- * Where the project's files are, from this module's own location: one level above scripts/ in
- * development, above dist/ in the bundle. No imports beyond node:path and node:url, so the classify
- * fast path can use it before the rest of the program initialises.
+ * Where the project's files are, from this module's own location (one level above scripts/ in
+ * development, above dist/ in the bundle), and whether a cache folder is private. Only Node built-ins
+ * are imported, so the classify fast path can use it before the rest of the program initialises.
  */
+import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,4 +15,19 @@ export function projectRoot(): string {
 /** Default model path: <root>/model/model.json. */
 export function defaultModelPath(): string {
   return resolve(projectRoot(), "model", "model.json");
+}
+
+/**
+ * True when `dir` is a folder this user owns and no one else may write to (no group or other write
+ * bit): the only kind the start-up caches read from or write to. Checked right before each use, since
+ * a folder missing when the process started could be made by someone else meanwhile. Always true for
+ * an existing folder on systems without user ids (Windows). Never throws.
+ */
+export function isPrivateFolder(dir: string): boolean {
+  try {
+    const st = statSync(dir);
+    return st.isDirectory() && (!process.getuid || (st.uid === process.getuid() && (st.mode & 0o022) === 0));
+  } catch {
+    return false;
+  }
 }

@@ -17,7 +17,12 @@ afterAll(() => removeTempDirs());
 
 /** Which blocks ran, from TRIAGE_CACHE_DEBUG's code cache lines ("classify", "main"). */
 const blocks = (stderr: string): string[] => [...stderr.matchAll(/^code cache: \w+ .*-(\w+)-classify\.v8cache$/gm)].map((m) => m[1] as string);
-const firstLines = (text: string): string => text.split("\n").filter((l) => !/^\s+at /.test(l) && !l.startsWith("TriageError") && !l.startsWith("UsageError") && !l.startsWith("ReadError") && !l.startsWith("ModelError")).join("\n");
+/** stderr without what --debug adds: everything from the first stack trace header on. */
+const firstLines = (text: string): string => {
+  const lines = text.split("\n");
+  const stack = lines.findIndex((l) => /^\w*Error: /.test(l));
+  return (stack < 0 ? lines : lines.slice(0, stack)).join("\n").trimEnd();
+};
 
 describe("plainClassifyArgs", () => {
   it.each([
@@ -45,6 +50,8 @@ describe("the classify fast path prints what the full CLI prints", () => {
   writeFileSync(empty, "");
   const binary = join(dir, "binary.md");
   writeFileSync(binary, Buffer.from([0x23, 0x20, 0xff, 0xfe, 0x0a, 0x2d, 0x20, 0x4e, 0x65, 0x76, 0x65, 0x72, 0x20, 0xc3, 0x0a]));
+  const lineFeedName = join(dir, "bad\ntriage: all good.md");
+  writeFileSync(lineFeedName, Buffer.from([0x2d, 0x20, 0x6e, 0x65, 0x76, 0x65, 0x72, 0x20, 0xff, 0x0a]));
   const env = { TRIAGE_CACHE_DIR: cache, TRIAGE_CACHE_DEBUG: "1" };
   const cases: Array<[string, string[], string?]> = [
     ["table", ["examples/CLAUDE.md"]],
@@ -56,6 +63,8 @@ describe("the classify fast path prints what the full CLI prints", () => {
     ["a missing file", ["no/such/file.md"]],
     ["stdin twice", ["-", "-"]],
     ["a missing model", ["--model", join(dir, "none.json"), "examples/CLAUDE.md"]],
+    ["a missing file named with a line feed", ["missing\ntriage: ok.md"]],
+    ["a warning for a file named with a line feed", [lineFeedName]],
   ];
 
   it.each(cases)("%s: same stdout, stderr and exit code, from the fast path alone", (_name, args, input) => {
@@ -66,6 +75,18 @@ describe("the classify fast path prints what the full CLI prints", () => {
     const noCacheLines = (t: string) => t.replace(/^(code|model) cache: .*\n/gm, "");
     expect(firstLines(noCacheLines(fast.stderr))).toBe(firstLines(noCacheLines(full.stderr)));
     expect(blocks(fast.stderr)).toEqual(["classify"]);
+    // Every message is one line: a line feed in a file name is escaped, not printed.
+    for (const line of noCacheLines(fast.stderr).split("\n").filter(Boolean)) expect(line).toMatch(/^triage: /);
+  });
+
+  it("--json of many units is written in pieces, as the very bytes of one JSON.stringify", () => {
+    const big = join(dir, "big.md");
+    writeFileSync(big, Array.from({ length: 25_000 }, (_, i) => `- never deploy build ${i} on a Friday`).join("\n"));
+    const r = triage(["classify", "--json", big], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as unknown[];
+    expect(rows).toHaveLength(25_000);
+    expect(r.stdout).toBe(`${JSON.stringify(rows)}\n`);
   });
 
   it.each([

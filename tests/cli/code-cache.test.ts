@@ -4,7 +4,7 @@
  * The cache must only ever change speed: same output with and without it, with a corrupt cache file,
  * and nothing written on failure or when it is turned off.
  */
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
@@ -26,7 +26,13 @@ describe("code cache of the bundle", () => {
     const marks = [...text.matchAll(/\n\/\/@kt-program ([0-9a-f]{16}) (\w+)\n/g)];
     expect(marks.map((m) => m[2])).toEqual(["classify", "main"]);
     expect(new Set(marks.map((m) => m[1])).size).toBe(1);
-    expect(marks[0]?.index).toBeLessThan(9000);
+    expect(marks[0]?.index).toBeLessThan(12_000);
+    // Each block ends with its end line, right before the next block (or the end of the file).
+    for (const [i, m] of marks.entries()) {
+      const endLine = `//@kt-end ${m[1]} ${m[2]}\n`;
+      const blockEnd = i + 1 < marks.length ? (marks[i + 1]?.index as number) + 1 : text.length;
+      expect(text.slice(blockEnd - endLine.length, blockEnd)).toBe(endLine);
+    }
     const table = JSON.parse(/^const BLOCKS = (\{.*\});$/m.exec(text)?.[1] ?? "null") as Record<string, [number, number]>;
     expect(Object.keys(table)).toEqual(["classify", "main"]);
     expect(table.classify?.[0]).toBe((marks[0]?.index as number) + 1);
@@ -50,7 +56,7 @@ describe("code cache of the bundle", () => {
     expect(status(first.stderr)).toBe("miss");
     const files = codeCaches(dir);
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{16}-\\d+-\\d+-${process.version}-${process.arch}-classify-classify\\.v8cache$`));
+    expect(files[0]).toMatch(new RegExp(`^[0-9a-f]{16}-\\d+-\\d+-\\d+-${process.version}-${process.arch}-classify-classify\\.v8cache$`));
     expect(statSync(join(dir, files[0] as string)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const second = run({ TRIAGE_CACHE_DIR: dir });
@@ -98,6 +104,55 @@ describe("code cache of the bundle", () => {
     expect(triage(["classify", "examples/CLAUDE.md"], { env: { TRIAGE_CACHE_DIR: dir } }).stdout).toBe(original.stdout);
   });
 
+  it("an edit that keeps the length and the modification time never runs the old cache (the change time is in the key)", () => {
+    const dir = join(tempDir("kt-cc-"), "cache");
+    const copyRoot = tempDir("kt-cc-copy-");
+    mkdirSync(join(copyRoot, "dist"));
+    symlinkSync(join(bundledModel, ".."), join(copyRoot, "model"));
+    const copy = join(copyRoot, "dist", "triage.mjs");
+    const text = readFileSync(bundle, "latin1");
+    writeFileSync(copy, text, "latin1");
+    const before = statSync(copy);
+    expect(triage(["classify", "examples/CLAUDE.md"], { env: { TRIAGE_CACHE_DIR: dir }, bin: copy }).stdout).toMatch(/\n105 units: /);
+    writeFileSync(copy, text.replace("units: ${", "UNITS: ${"), "latin1");
+    utimesSync(copy, before.atime, before.mtime);
+    expect(Math.floor(statSync(copy).mtimeMs)).toBe(Math.floor(before.mtimeMs));
+    const r = triage(["classify", "examples/CLAUDE.md"], { env: { TRIAGE_CACHE_DIR: dir }, bin: copy });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\n105 UNITS: /);
+  });
+
+  it("two copies of the bundle sharing a cache folder keep each other's caches; names of an older scheme are removed", () => {
+    const dir = join(tempDir("kt-cc-"), "cache");
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(join(dir, "0123456789abcdef-1-2-v20.0.0-x64-classify.v8cache"), "old scheme");
+    const copyRoot = tempDir("kt-cc-copy-");
+    mkdirSync(join(copyRoot, "dist"));
+    symlinkSync(join(bundledModel, ".."), join(copyRoot, "model"));
+    const copy = join(copyRoot, "dist", "triage.mjs");
+    writeFileSync(copy, readFileSync(bundle));
+    const env = { TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE_DEBUG: "1" };
+    for (const bin of [bundle, copy]) triage(args, { env, bin });
+    for (const bin of [bundle, copy, bundle, copy]) expect(status(triage(args, { env, bin }).stderr), bin).toBe("hit");
+    expect(readdirSync(dir)).not.toContain("0123456789abcdef-1-2-v20.0.0-x64-classify.v8cache");
+  });
+
+  it("a bundle edited to other block lengths is searched, not read at the recorded places: same output as the CLI", () => {
+    const copyRoot = tempDir("kt-cc-copy-");
+    mkdirSync(join(copyRoot, "dist"));
+    symlinkSync(join(bundledModel, ".."), join(copyRoot, "model"));
+    const copy = join(copyRoot, "dist", "triage.mjs");
+    const text = readFileSync(bundle, "latin1");
+    const at = text.indexOf(" units: ${");
+    expect(at).toBeGreaterThan(text.indexOf("//@kt-program"));
+    writeFileSync(copy, `${text.slice(0, at)} unit: ${text.slice(at + " units: ".length)}`, "latin1");
+    const fast = triage(["classify", "examples/CLAUDE.md"], { bin: copy });
+    expect(fast.code, fast.stderr).toBe(0);
+    expect(fast.stdout).toMatch(/\n105 unit: /);
+    const full = triage(["--debug", "classify", "examples/CLAUDE.md"], { bin: copy });
+    expect(full.code, full.stderr).toBe(0);
+  });
+
   it("a cache path that is a device, FIFO or directory is not read; TRIAGE_CODE_CACHE=false/off also turn it off", () => {
     const dir = join(tempDir("kt-cc-"), "cache");
     const first = run({ TRIAGE_CACHE_DIR: dir });
@@ -126,12 +181,21 @@ describe("code cache of the bundle", () => {
       expect(r.stderr).toMatch(/^triage: .* is damaged: its (main|classify) program block is missing/);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
     }
-    const cut = readFileSync(bundle).subarray(0, 50_000);
-    writeFileSync(copy, cut);
-    const r = triage(["classify", "examples/CLAUDE.md"], { bin: copy });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^triage: .* is damaged: its classify program does not compile/);
-    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    // Cut inside a block (the rest of a program would run as a fragment), or in the loader right after
+    // its size check (a cut that leaves whole statements would otherwise run part of the loader).
+    const loaderText = readFileSync(bundle, "latin1");
+    const afterCheck = loaderText.indexOf("}\n", loaderText.indexOf("it is cut short")) + 2;
+    for (const [at, argv, message] of [
+      [50_000, ["classify", "examples/CLAUDE.md"], /^triage: .* is damaged: its classify program block is cut short/],
+      [readFileSync(bundle).length - 100, ["--version"], /^triage: .* is damaged: its main program block is cut short/],
+      [afterCheck, ["--version"], /^triage: .* is damaged: it is cut short/],
+    ] as const) {
+      writeFileSync(copy, readFileSync(bundle).subarray(0, at));
+      const r = triage([...argv], { bin: copy });
+      expect(r.code, `cut at ${at}`).toBe(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
   });
 
   it("nothing is written for a failing command, with TRIAGE_CACHE=0, or when the folder cannot be made", () => {

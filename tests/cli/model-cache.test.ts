@@ -6,13 +6,14 @@
  */
 import { execFileSync } from "node:child_process";
 import type { BigIntStats } from "node:fs";
-import { copyFileSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadLabelledData } from "../../scripts/data.js";
 import { modelClassifier, type PreparedModel, prepareModel, preparedClassifier } from "../../scripts/engine/model.js";
 import { cachedPreparedModel, decodeModelCache, encodeModelCache, isRacilyNew, modelCacheKey, modelCacheName, storeModelCache } from "../../scripts/model-cache.js";
 import { readModel } from "../../scripts/model-file.js";
+import { isPrivateFolder } from "../../scripts/paths.js";
 import { bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -59,7 +60,7 @@ describe("model cache: encoding", () => {
     expect(decodeModelCache(Buffer.concat([bytes, Buffer.from([0])]), KEY)).toBeUndefined();
     const headLength = bytes.readUInt32LE(8);
     const badHeader = Buffer.from(bytes);
-    badHeader.write("{", 12 + headLength - 1, "latin1");
+    badHeader.write("{", 16 + headLength - 1, "latin1");
     expect(decodeModelCache(badHeader, KEY)).toBeUndefined();
     const hugeHeader = Buffer.from(bytes);
     hugeHeader.writeUInt32LE(0xffffffff, 8);
@@ -67,11 +68,19 @@ describe("model cache: encoding", () => {
     expect(decodeModelCache(Buffer.from("not a cache"), KEY)).toBeUndefined();
   });
 
-  it("a damaged payload (header, key and length intact) is refused: zeroed blocks, flipped bits, NaN scales", () => {
+  it("a damaged payload or header value (key and length intact) is refused: zeroed blocks, flipped bits, NaN scales, a changed temperature or bias", () => {
     const bytes = encodeModelCache(prepared, KEY);
     expect(decodeModelCache(bytes, KEY)).toBeDefined();
     const headLength = bytes.readUInt32LE(8);
-    const payloadStart = 12 + headLength + ((8 - ((12 + headLength) % 8)) % 8);
+    const payloadStart = 16 + headLength + ((8 - ((16 + headLength) % 8)) % 8);
+    // Header values outside the payload: one digit of the temperature, one of the first bias.
+    const header = bytes.toString("latin1", 16, 16 + headLength);
+    for (const field of ['"temperature":', '"bias":[']) {
+      const at = 16 + header.indexOf(field) + field.length + 2;
+      const edited = Buffer.from(bytes);
+      edited[at] = edited[at] === 0x31 ? 0x32 : 0x31;
+      expect(decodeModelCache(edited, KEY), `${field} edited`).toBeUndefined();
+    }
     for (const at of [payloadStart, payloadStart + 262_144, bytes.length - 4096, bytes.length - 1]) {
       const zeroed = Buffer.from(bytes);
       zeroed.fill(0, at, Math.min(at + 4096, bytes.length));
@@ -159,6 +168,34 @@ describe("model cache: files", () => {
     expect(isRacilyNew(at(now - 1_999, now - 10_000), now)).toBe(true);
     expect(isRacilyNew(at(now - 10_000, now - 500), now)).toBe(true);
     expect(isRacilyNew(at(now + 60_000, now - 10_000), now)).toBe(true);
+  });
+
+  it("a cache folder that is not private (group or others may write) is neither read nor written", () => {
+    const cacheDir = join(tempDir("kt-mc-"), "cache");
+    mkdirSync(cacheDir, { mode: 0o700 });
+    const file = join(tempDir("kt-mc-"), "model.json");
+    copyFileSync(bundledModel, file);
+    utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const key = modelCacheKey(statSync(file, { bigint: true }), "b1");
+    const name = join(cacheDir, modelCacheName(key));
+    storeModelCache(cacheDir, name, prepared, key);
+    expect(readdirSync(cacheDir)).toHaveLength(1);
+    const seen: string[] = [];
+    let loads = 0;
+    const load = () => {
+      loads++;
+      return prepared;
+    };
+    cachedPreparedModel(file, cacheDir, "b1", load, (status) => seen.push(status));
+    expect([seen, loads]).toEqual([["hit"], 0]);
+    chmodSync(cacheDir, 0o770);
+    expect(isPrivateFolder(cacheDir)).toBe(false);
+    cachedPreparedModel(file, cacheDir, "b1", load, (status) => seen.push(status));
+    expect([seen, loads]).toEqual([["hit", "miss"], 1]);
+    unlinkSync(name);
+    storeModelCache(cacheDir, name, prepared, key);
+    expect(readdirSync(cacheDir)).toEqual([]);
+    expect(isPrivateFolder(join(cacheDir, "missing"))).toBe(false);
   });
 
   it("a missing model file is reported by the loader, not hidden by the cache", () => {
