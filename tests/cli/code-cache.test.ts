@@ -4,7 +4,8 @@
  * The cache must only ever change speed: same output with and without it, with a corrupt cache file,
  * and nothing written on failure or when it is turned off.
  */
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bundle, bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
@@ -16,6 +17,13 @@ afterAll(() => removeTempDirs());
 const args = ["classify", "examples/CLAUDE.md", "--json"];
 const run = (env: Record<string, string>) => triage(args, { env: { TRIAGE_CODE_CACHE_DEBUG: "1", ...env } });
 const status = (stderr: string): string => /^code cache: (\w+)/m.exec(stderr)?.[1] ?? "none";
+/** Where a copy of the bundle can go: dist/triage.mjs of a fresh folder whose model/ is the repo's. */
+function bundleCopyPath(): string {
+  const root = tempDir("kt-cc-copy-");
+  mkdirSync(join(root, "dist"));
+  symlinkSync(join(bundledModel, ".."), join(root, "model"));
+  return join(root, "dist", "triage.mjs");
+}
 /** The V8 code-cache files of a cache folder (the model cache, model-cache.test.ts, shares it). */
 const codeCaches = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith(".v8cache"));
 
@@ -87,14 +95,11 @@ describe("code cache of the bundle", () => {
 
   it("a bundle edited by hand after the build (same length) never runs the cache of the original", () => {
     const dir = join(tempDir("kt-cc-"), "cache");
-    const copyRoot = tempDir("kt-cc-copy-");
-    mkdirSync(join(copyRoot, "dist"));
-    symlinkSync(join(bundledModel, ".."), join(copyRoot, "model"));
+    const copy = bundleCopyPath();
     const text = readFileSync(bundle, "latin1");
     const edited = text.replace(/push\(`== (\$\{[^`]+\})`\)/, "push(`## $1`)"); // the classify table header
     expect(edited).not.toBe(text);
     expect(edited.length).toBe(text.length);
-    const copy = join(copyRoot, "dist", "triage.mjs");
     writeFileSync(copy, edited, "latin1");
     const original = triage(["classify", "examples/CLAUDE.md"], { env: { TRIAGE_CACHE_DIR: dir } });
     expect(original.stdout.startsWith("== examples/CLAUDE.md\n")).toBe(true);
@@ -106,17 +111,16 @@ describe("code cache of the bundle", () => {
 
   it("an edit that keeps the length and the modification time never runs the old cache (the change time is in the key)", () => {
     const dir = join(tempDir("kt-cc-"), "cache");
-    const copyRoot = tempDir("kt-cc-copy-");
-    mkdirSync(join(copyRoot, "dist"));
-    symlinkSync(join(bundledModel, ".."), join(copyRoot, "model"));
-    const copy = join(copyRoot, "dist", "triage.mjs");
+    const copy = bundleCopyPath();
     const text = readFileSync(bundle, "latin1");
     writeFileSync(copy, text, "latin1");
-    const before = statSync(copy);
+    const times = `${copy}.times`;
+    writeFileSync(times, "");
+    execFileSync("touch", ["-r", copy, times]); // the copy's times to the nanosecond, as `touch -r` restores them
     expect(triage(["classify", "examples/CLAUDE.md"], { env: { TRIAGE_CACHE_DIR: dir }, bin: copy }).stdout).toMatch(/\n105 units: /);
     writeFileSync(copy, text.replace("units: ${", "UNITS: ${"), "latin1");
-    utimesSync(copy, before.atime, before.mtime);
-    expect(Math.floor(statSync(copy).mtimeMs)).toBe(Math.floor(before.mtimeMs));
+    execFileSync("touch", ["-r", times, copy]);
+    expect(statSync(copy, { bigint: true }).mtimeNs).toBe(statSync(times, { bigint: true }).mtimeNs);
     const r = triage(["classify", "examples/CLAUDE.md"], { env: { TRIAGE_CACHE_DIR: dir }, bin: copy });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\n105 UNITS: /);
@@ -126,10 +130,7 @@ describe("code cache of the bundle", () => {
     const dir = join(tempDir("kt-cc-"), "cache");
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(join(dir, "0123456789abcdef-1-2-v20.0.0-x64-classify.v8cache"), "old scheme");
-    const copyRoot = tempDir("kt-cc-copy-");
-    mkdirSync(join(copyRoot, "dist"));
-    symlinkSync(join(bundledModel, ".."), join(copyRoot, "model"));
-    const copy = join(copyRoot, "dist", "triage.mjs");
+    const copy = bundleCopyPath();
     writeFileSync(copy, readFileSync(bundle));
     const env = { TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE_DEBUG: "1" };
     for (const bin of [bundle, copy]) triage(args, { env, bin });
@@ -138,10 +139,7 @@ describe("code cache of the bundle", () => {
   });
 
   it("a bundle edited to other block lengths is searched, not read at the recorded places: same output as the CLI", () => {
-    const copyRoot = tempDir("kt-cc-copy-");
-    mkdirSync(join(copyRoot, "dist"));
-    symlinkSync(join(bundledModel, ".."), join(copyRoot, "model"));
-    const copy = join(copyRoot, "dist", "triage.mjs");
+    const copy = bundleCopyPath();
     const text = readFileSync(bundle, "latin1");
     const at = text.indexOf(" units: ${");
     expect(at).toBeGreaterThan(text.indexOf("//@kt-program"));
