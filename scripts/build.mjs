@@ -130,8 +130,8 @@ function withLoader(programs) {
 // The programs are the commented blocks at the end of this file; see withLoader() in scripts/build.mjs.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
-const { dirname, isAbsolute, join } = require("node:path");
+const { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
+const { dirname, isAbsolute, join, resolve } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
 const BUILD = ${JSON.stringify(id)};
@@ -149,7 +149,7 @@ if (stamp.size < Math.min(...Object.values(BLOCKS).map((b) => b[0]))) {
 const ROOM = 64; // bytes read before a mark line: room for the wrapper's head
 let whole;
 // The bytes of one block: read alone at its recorded place, or, when the file is not as built (a
-// CRLF copy, an edit), found in the whole file; null when it is missing.
+// CRLF copy, an edit), found in the whole file; { damaged: why } when the file lacks a block or an end line.
 function blockBytes(name) {
   const at = BLOCKS[name];
   // Only a file of the size built has its blocks where recorded; any other (a CRLF copy, an edit) is searched.
@@ -167,26 +167,31 @@ function blockBytes(name) {
     } catch {}
   }
   whole ??= readFileSync(file);
+  // A file not as built must still hold every block whole (each one's end line), or it is damaged
+  // for every command alike (the fast path then reports what the CLI would).
+  for (const n of Object.keys(BLOCKS)) {
+    if (whole.indexOf(MARK + n) < 0) return { damaged: n + " program block is missing" };
+    if (whole.indexOf("//@kt-end " + BUILD + " " + n) < 0) return { damaged: n + " program block is cut short" };
+  }
   const mark = whole.indexOf(MARK + name);
-  if (mark < 0) return null;
   const next = whole.indexOf("\\n" + MARK, mark);
   return { buf: whole, at: mark, end: next < 0 ? whole.length : next + 1 };
 }
 // The source of one block: every line after its mark (up to the block's end) without its leading
-// "//", wrapped in a function; null when the block is missing. It is put together in place, in the
+// "//", wrapped in a function; { damaged: why } when a block is missing or cut short. It is put together in place, in the
 // buffer the block was read into (the wrapper's head over the end of the mark line, each line moved
 // left over its "//"), and decoded once: one string on V8's heap and no second buffer, whose fresh
 // pages would each cost a page fault. Blocks lie apart, so putting one together leaves the others
 // intact. (A CRLF copy of the file still works: a CR is a line terminator in JavaScript too.)
 function source(name) {
   const block = blockBytes(name);
-  if (!block) return null;
+  if (block.damaged) return block;
   const { buf } = block;
   const start = buf.indexOf(10, block.at) + 1;
   // Each block ends with its own end line: without it the block was cut short (or edited into
   // something else) and would run as a fragment of the program.
   const end = buf.lastIndexOf("//@kt-end " + BUILD + " " + name, block.end);
-  if (start <= 0 || end < start || buf.indexOf(10, end) + 1 !== block.end) return "";
+  if (start <= 0 || end < start || buf.indexOf(10, end) + 1 !== block.end) return { damaged: name + " program block is cut short" };
   let from = start - head.length;
   buf.write(head, from, "latin1");
   let size = start;
@@ -213,20 +218,38 @@ const debug = /^(1|true|yes|on)$/i.test(env.TRIAGE_CACHE_DEBUG ?? env.TRIAGE_COD
 const absolute = (p) => (p && isAbsolute(p) ? p : null);
 const home = absolute(env.HOME || env.USERPROFILE);
 // TRIAGE_CACHE=0 turns off every start-up cache (this code cache and the program's model cache).
-// A cache folder someone else owns, or that others may write to (a shared XDG_CACHE_HOME=/tmp, say),
-// could hand this process another user's bytecode: then no cache at all. A missing folder is made 0700.
-// Checked again right before each read and after making the folder at exit: a folder missing at start
-// could be made by someone else in between.
-const private_ = (d, missing) => {
+// A cache folder that someone else could write to, or swap (a shared XDG_CACHE_HOME=/tmp, say), could
+// hand this process another user's bytecode: then no cache at all. The rule is trustedFolder's in
+// scripts/paths.ts (the loader cannot import the program): the folder's real path when it is this
+// user's, no one else may write to it, every folder above belongs to root or this user and others
+// may write there only with the sticky bit, and no symbolic link on the way is someone else's.
+// Checked again right before each read and after the folder is made at exit (a folder missing at
+// start could be made by someone else meanwhile); reads and writes use the real path.
+const trusted = (d) => {
   try {
-    const st = statSync(d);
-    return st.isDirectory() && (!process.getuid || (st.uid === process.getuid() && (st.mode & 0o022) === 0));
-  } catch (e) {
-    return missing && e.code === "ENOENT";
+    const real = realpathSync(d);
+    const own = lstatSync(real);
+    if (!own.isDirectory()) return null;
+    const uid = process.getuid?.();
+    if (uid === undefined) return real;
+    for (let p = resolve(d); ; p = dirname(p)) {
+      const st = lstatSync(p);
+      if (st.isSymbolicLink() && st.uid !== 0 && st.uid !== uid) return null;
+      if (p === dirname(p)) break;
+    }
+    if (own.uid !== uid || (own.mode & 0o022) !== 0) return null;
+    for (let p = dirname(real); ; p = dirname(p)) {
+      const st = lstatSync(p);
+      if ((st.uid !== 0 && st.uid !== uid) || ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0)) return null;
+      if (p === dirname(p)) return real;
+    }
+  } catch {
+    return null;
   }
 };
 const wanted = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
-const cacheDir = wanted && private_(wanted, true) ? wanted : null;
+// A missing folder is made 0700 at exit (and checked then).
+const cacheDir = wanted && (!existsSync(wanted) || trusted(wanted)) ? wanted : null;
 if (debug && wanted && !cacheDir) process.stderr.write("start-up caches: off (" + wanted + " is not a private folder of this user)\\n");
 const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
@@ -236,21 +259,23 @@ if (dir) require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
 // Compile and run one block with its code cache; extra fields go to the program's __kt_loader.
 function run(name, extra) {
   const code = source(name);
-  if (!code) {
-    process.stderr.write("triage: " + file + " is damaged: its " + name + " program block is " + (code === null ? "missing" : "cut short") + " (run npm run build, or clone again)\\n");
+  if (typeof code !== "string") {
+    process.stderr.write("triage: " + file + " is damaged: its " + code.damaged + " (run npm run build, or clone again)\\n");
     process.exit(1);
   }
   const suffix = "-" + process.version + "-" + process.arch + "-" + name + "-" + command + ".v8cache";
   // The build hash names the programs; the bundle's size, modification and change times catch a
   // bundle edited after the build (V8 itself only compares the source length; tools can reset the
   // modification time, not the change time).
-  const cacheFile = dir && join(dir, BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + "-" + Math.floor(stamp.ctimeMs) + suffix);
+  const cacheName = BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + "-" + Math.floor(stamp.ctimeMs) + suffix;
+  const cacheFile = dir && join(dir, cacheName);
   let cachedData;
-  if (cacheFile && private_(dir, false)) {
+  const readFrom = cacheFile && trusted(dir);
+  if (readFrom) {
     try {
       // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
-      const st = statSync(cacheFile);
-      if (st.isFile() && st.size < 64 * 1024 * 1024) cachedData = readFileSync(cacheFile);
+      const st = statSync(join(readFrom, cacheName));
+      if (st.isFile() && st.size < 64 * 1024 * 1024) cachedData = readFileSync(join(readFrom, cacheName));
     } catch {}
   }
   let script;
@@ -264,8 +289,11 @@ function run(name, extra) {
   if (debug) process.stderr.write("code cache: " + (cacheFile ? (cachedData === undefined ? "miss" : script.cachedDataRejected ? "rejected" : "hit") + " " + cacheFile : "off") + "\\n");
   if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
     process.once("exit", (code) => {
-      if (code !== 0) return;
-      const tmp = cacheFile + "." + process.pid + ".tmp";
+      // Not while the bundle is "racily" new on a file system with whole-second timestamps: an edit
+      // in place within the same tick would keep size and both times (the model cache's rule, isRacilyNew).
+      const coarse = stamp.mtimeMs % 1000 === 0 && stamp.ctimeMs % 1000 === 0;
+      if (code !== 0 || (coarse && Date.now() - Math.max(stamp.mtimeMs, stamp.ctimeMs) < 2000)) return;
+      let tmp;
       try {
         // Not mkdirSync's recursive mode, which loops forever under /proc (HOME=/proc): the missing
         // folders are made one by one from the nearest existing one; any error means no cache.
@@ -278,23 +306,28 @@ function run(name, extra) {
             if (e.code !== "EEXIST") throw e;
           }
         }
-        if (!private_(dir, false)) return;
+        const real = trusted(dir);
+        if (!real) return;
+        tmp = join(real, cacheName + "." + process.pid + ".tmp");
         writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-        renameSync(tmp, cacheFile);
+        renameSync(tmp, join(real, cacheName));
         // Caches of this program and command for other builds or copies of the bundle: the newest
         // three stay (two clones sharing the folder would otherwise delete each other's at every
         // run); code caches named by an older scheme go.
-        const mine = cacheFile.slice(dir.length + 1);
         const others = [];
-        for (const n of readdirSync(dir)) {
-          if (!n.endsWith(".v8cache") || n === mine) continue;
-          if (!/^[0-9a-f]{16}-\\d+-\\d+-\\d+-v[0-9.]+-\\w+-[a-z]+-[a-z-]+\\.v8cache$/.test(n)) unlinkSync(join(dir, n));
-          else if (n.endsWith(suffix)) others.push({ n, t: statSync(join(dir, n)).mtimeMs });
+        for (const n of readdirSync(real)) {
+          if (n === cacheName) continue;
+          if (/^[0-9a-f]{16}-\\d+-\\d+-v[0-9.]+-\\w+-[a-z-]+\\.v8cache$/.test(n)) others.push({ n, t: 0 }); // the scheme before blocks
+          else if (n.endsWith(suffix) && /^[0-9a-f]{16}-\\d+-\\d+-\\d+-v/.test(n)) others.push({ n, t: statSync(join(real, n)).mtimeMs });
         }
-        for (const o of others.sort((a, b) => b.t - a.t).slice(3)) unlinkSync(join(dir, o.n));
+        for (const o of others.sort((a, b) => b.t - a.t).filter((o, i) => o.t === 0 || i >= 3)) {
+          try {
+            unlinkSync(join(real, o.n));
+          } catch {}
+        }
       } catch {
         try {
-          unlinkSync(tmp);
+          if (tmp) unlinkSync(tmp);
         } catch {}
       }
     });

@@ -8,7 +8,7 @@ import { Command, CommanderError } from "commander";
 import { errorReport, TriageError } from "./errors.js";
 import { COMMAND_NAMES, registerCommands } from "./commands/index.js";
 import { loadClassifier, writeStdout } from "./io.js";
-import { visible } from "./terminal.js";
+import { visible, visibleName } from "./terminal.js";
 import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
 
 /**
@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   program.configureOutput({
     writeOut: (s) => writeStdout(s),
     writeErr: (s) => process.stderr.write(s),
-    outputError: (s, write) => write(`triage: ${visible(s.replace(/^error: /, "").trim())}\n`),
+    // One line: commander's "(Did you mean ...?)" joins it, and a line feed in an argument is escaped
+    // (visibleName), as in every other message.
+    outputError: (s, write) => write(`triage: ${visibleName(s.replace(/^error: /, "").trim().replace(/\n(?=\(Did you mean )/, " "))}\n`),
   });
   // `triage help <command>` is `triage <command> --help` (the program has its own action for --self-check).
   // `triage help` alone is `triage --help`.

@@ -8,9 +8,9 @@
  * CRC-32), and any problem here only means reading the file in place, as without read-ahead.
  */
 import { close, closeSync, constants, fstatSync, openSync, read, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { modelCacheKey, modelCacheName } from "./model-cache-name.js";
-import { isPrivateFolder } from "./paths.js";
+import { trustedFolder } from "./paths.js";
 
 /** Larger files are not read ahead (model-cache.ts reads them in place, and refuses them). */
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -19,15 +19,18 @@ let ahead: { file: string; bytes?: Buffer; done: Promise<void> } | undefined;
 
 /**
  * Start reading the cache file of the model at `modelPath` for program build `build` from cache
- * folder `dir`, when the folder is private (isPrivateFolder) and the file is a regular file of at most 64 MiB (opened non-blocking and
+ * folder `dir`, when the folder is trusted (trustedFolder) and the file is a regular file of at most 64 MiB (opened non-blocking and
  * checked by its descriptor, so nothing else put in its place is read). Never throws; does nothing
  * when started twice.
  */
 export function startModelCacheReadAhead(modelPath: string, dir: string, build: string): void {
   if (ahead) return;
   let file: string;
+  let real: string;
   try {
-    if (!isPrivateFolder(dir)) return;
+    const trusted = trustedFolder(dir);
+    if (!trusted) return;
+    real = trusted;
     const st = statSync(modelPath, { bigint: true });
     if (!st.isFile()) return;
     file = join(dir, modelCacheName(modelCacheKey(st, build)));
@@ -39,7 +42,7 @@ export function startModelCacheReadAhead(modelPath: string, dir: string, build: 
   let fd: number;
   let size: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(join(real, basename(file)), constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return;
   }

@@ -16,14 +16,14 @@
  * only means loading from model.json.
  */
 import { type BigIntStats, readdirSync, statSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { crc32 } from "node:zlib";
 import { LITTLE_ENDIAN, type PreparedModel } from "./engine/model.js";
 import { TYPES } from "./engine/types.js";
 import { readFileCapped } from "./files.js";
 import { makeDirs, replaceAtomically } from "./io.js";
 import { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName } from "./model-cache-name.js";
-import { isPrivateFolder } from "./paths.js";
+import { trustedFolder } from "./paths.js";
 import { takeReadAhead } from "./model-cache-read-ahead.js";
 
 export { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName };
@@ -142,9 +142,10 @@ export function cachedPreparedModel(path: string, dir: string, build: string, lo
   const file = join(dir, modelCacheName(key));
   let status: ModelCacheStatus = "miss";
   try {
-    if (!isPrivateFolder(dir)) throw new Error("not a private folder (yet)");
+    const real = trustedFolder(dir);
+    if (!real) throw new Error("not a trusted folder (yet)");
     // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end): ReadError otherwise.
-    const p = decodeModelCache(takeReadAhead(file) ?? readFileCapped(file, { maxBytes: MAX_BYTES }), key);
+    const p = decodeModelCache(takeReadAhead(file) ?? readFileCapped(join(real, basename(file)), { maxBytes: MAX_BYTES }), key);
     if (p) {
       report?.("hit", file);
       return p;
@@ -188,13 +189,14 @@ export function isRacilyNew(st: BigIntStats, nowMs: number): boolean {
 export function storeModelCache(dir: string, file: string, p: PreparedModel, key: string): void {
   try {
     makeDirs(dir, 0o700);
-    if (!isPrivateFolder(dir)) return; // made by someone else since this process started
-    replaceAtomically(file, encodeModelCache(p, key), 0o600);
-    const caches = readdirSync(dir)
+    const real = trustedFolder(dir); // made by someone else since this process started: null
+    if (!real) return;
+    replaceAtomically(join(real, basename(file)), encodeModelCache(p, key), 0o600);
+    const caches = readdirSync(real)
       .filter((n) => /^model-[0-9a-f]{16}\.ktmodel$/.test(n))
-      .map((n) => ({ n, t: statSync(join(dir, n)).mtimeMs }))
+      .map((n) => ({ n, t: statSync(join(real, n)).mtimeMs }))
       .sort((x, y) => y.t - x.t);
-    for (const old of caches.slice(KEEP)) unlinkSync(join(dir, old.n));
+    for (const old of caches.slice(KEEP)) unlinkSync(join(real, old.n));
   } catch {
     // the cache only saves time
   }

@@ -3,7 +3,7 @@
  * development, above dist/ in the bundle), and whether a cache folder is private. Only Node built-ins
  * are imported, so the classify fast path can use it before the rest of the program initialises.
  */
-import { statSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,16 +18,36 @@ export function defaultModelPath(): string {
 }
 
 /**
- * True when `dir` is a folder this user owns and no one else may write to (no group or other write
- * bit): the only kind the start-up caches read from or write to. Checked right before each use, since
- * a folder missing when the process started could be made by someone else meanwhile. Always true for
- * an existing folder on systems without user ids (Windows). Never throws.
+ * The real path of `dir` when the start-up caches may use it, else null: a folder this user owns that
+ * no one else may write to, reached through folders that each belong to root or this user and that
+ * others may write to only with the sticky bit (as /tmp), and through no symbolic link that another
+ * user made: otherwise
+ * another user could plant bytecode or model tables, or swap the folder between this check and its
+ * use (the rule OpenSSH applies to its configuration files). Callers use the returned real path, so a
+ * symbolic link swapped in later is not followed; they check again right before each use, since a
+ * folder missing when the process started could be made by someone else meanwhile. Without user ids
+ * (Windows) only "an existing folder" is checked. Never throws.
  */
-export function isPrivateFolder(dir: string): boolean {
+export function trustedFolder(dir: string): string | null {
   try {
-    const st = statSync(dir);
-    return st.isDirectory() && (!process.getuid || (st.uid === process.getuid() && (st.mode & 0o022) === 0));
+    const real = realpathSync(dir);
+    const uid = process.getuid?.();
+    const own = lstatSync(real);
+    if (!own.isDirectory()) return null;
+    if (uid === undefined) return real;
+    // A symbolic link on the way that someone else made (in a shared /tmp, say) could point anywhere.
+    for (let p = resolve(dir); ; p = dirname(p)) {
+      const st = lstatSync(p);
+      if (st.isSymbolicLink() && st.uid !== 0 && st.uid !== uid) return null;
+      if (p === dirname(p)) break;
+    }
+    if (own.uid !== uid || (own.mode & 0o022) !== 0) return null;
+    for (let d = dirname(real); ; d = dirname(d)) {
+      const st = lstatSync(d);
+      if ((st.uid !== 0 && st.uid !== uid) || ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0)) return null;
+      if (d === dirname(d)) return real;
+    }
   } catch {
-    return false;
+    return null;
   }
 }

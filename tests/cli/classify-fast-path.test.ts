@@ -94,6 +94,7 @@ describe("the classify fast path prints what the full CLI prints", () => {
     ["no file", []],
     ["--model=PATH", ["--model=/dev/null", "examples/CLAUDE.md"]],
     ["an unknown option", ["--bogus", "examples/CLAUDE.md"]],
+    ["a misspelt option", ["--jso", "examples/CLAUDE.md"]],
     ["--", ["--", "examples/CLAUDE.md"]],
   ])("%s: handed to the full CLI, same output", (_name, args) => {
     const fast = triage(["classify", ...args], { env });
@@ -101,5 +102,14 @@ describe("the classify fast path prints what the full CLI prints", () => {
     expect(fast.code).toBe(full.code);
     expect(fast.stdout).toBe(full.stdout);
     expect(blocks(fast.stderr)).toEqual(["classify", "main"]);
+    // Commander's errors are one line too (its "(Did you mean ...?)" joined, a line feed escaped).
+    const lines = fast.stderr.split("\n").filter((l) => l && !/^(code|model) cache: /.test(l));
+    if (fast.code !== 0) expect(lines).toHaveLength(1);
+  });
+
+  it("an argument with a line feed stays on one error line", () => {
+    const r = triage(["classify", "--bo\ngus", "examples/CLAUDE.md"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n").filter((l) => l && !/^(code|model) cache: /.test(l))).toEqual(["triage: unknown option '--bo\\u000agus'"]);
   });
 });

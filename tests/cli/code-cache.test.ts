@@ -185,6 +185,8 @@ describe("code cache of the bundle", () => {
     const afterCheck = loaderText.indexOf("}\n", loaderText.indexOf("it is cut short")) + 2;
     for (const [at, argv, message] of [
       [50_000, ["classify", "examples/CLAUDE.md"], /^triage: .* is damaged: its classify program block is cut short/],
+      // Cut in the CLI's block: the classify fast path does not run a bundle the CLI would refuse.
+      [300_000, ["classify", "examples/CLAUDE.md"], /^triage: .* is damaged: its main program block is cut short/],
       [readFileSync(bundle).length - 100, ["--version"], /^triage: .* is damaged: its main program block is cut short/],
       [afterCheck, ["--version"], /^triage: .* is damaged: it is cut short/],
     ] as const) {

@@ -13,7 +13,7 @@ import { loadLabelledData } from "../../scripts/data.js";
 import { modelClassifier, type PreparedModel, prepareModel, preparedClassifier } from "../../scripts/engine/model.js";
 import { cachedPreparedModel, decodeModelCache, encodeModelCache, isRacilyNew, modelCacheKey, modelCacheName, storeModelCache } from "../../scripts/model-cache.js";
 import { readModel } from "../../scripts/model-file.js";
-import { isPrivateFolder } from "../../scripts/paths.js";
+import { trustedFolder } from "../../scripts/paths.js";
 import { bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -189,13 +189,20 @@ describe("model cache: files", () => {
     cachedPreparedModel(file, cacheDir, "b1", load, (status) => seen.push(status));
     expect([seen, loads]).toEqual([["hit"], 0]);
     chmodSync(cacheDir, 0o770);
-    expect(isPrivateFolder(cacheDir)).toBe(false);
+    expect(trustedFolder(cacheDir)).toBeNull();
     cachedPreparedModel(file, cacheDir, "b1", load, (status) => seen.push(status));
     expect([seen, loads]).toEqual([["hit", "miss"], 1]);
     unlinkSync(name);
     storeModelCache(cacheDir, name, prepared, key);
     expect(readdirSync(cacheDir)).toEqual([]);
-    expect(isPrivateFolder(join(cacheDir, "missing"))).toBe(false);
+    expect(trustedFolder(join(cacheDir, "missing"))).toBeNull();
+    // A symbolic link of this user's to a private folder resolves to it (later uses take the real path).
+    const real = join(tempDir("kt-mc-"), "real");
+    mkdirSync(real, { mode: 0o700 });
+    const link = join(tempDir("kt-mc-"), "link");
+    symlinkSync(real, link);
+    expect(trustedFolder(link)).toBe(real);
+    expect(trustedFolder(real)).toBe(real);
   });
 
   it("a missing model file is reported by the loader, not hidden by the cache", () => {
