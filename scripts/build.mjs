@@ -94,14 +94,29 @@ async function bundleProgram(entryPoint) {
   return result.outputFiles[0].text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+// scripts/trusted-folder.ts as a (minified) script for the loader: __kt_trusted.trustedFolder.
+const trustedFolderSource = (
+  await build({
+    entryPoints: ["scripts/trusted-folder.ts"],
+    bundle: true,
+    format: "iife",
+    globalName: "__kt_trusted",
+    platform: "node",
+    target: "node20",
+    minify: true,
+    write: false,
+    logLevel: "warning",
+  })
+).outputFiles[0].text.trim();
+
 const main = await bundleProgram(entry);
 const programs = args.length === 0 && !plain ? { classify: await bundleProgram("scripts/classify-main.ts"), main } : { main };
 writeFileSync(outfile, plain ? main : withLoader(programs), { mode: 0o755 });
 
 /**
  * dist/triage.mjs: a small ESM loader followed by the programs as line comments ("//" + each line),
- * each block between a mark line `//@kt-program <build> <name>` and an end line `//@kt-end <build> <name>`. V8 only skims comments, so the module
- * compiles in about a millisecond; the loader reads its own file, strips the comment marks of one
+ * each block between a mark line `//@kt-program <build> <name>` and an end line
+ * `//@kt-end <build> <name>`. V8 only skims comments, so the module compiles in about a millisecond; the loader reads its own file, strips the comment marks of one
  * block and compiles that program with node:vm, passing V8 code-cache data from the previous run of
  * the same program and command (bytecode of every function that run compiled): the same mechanism as
  * Node 22's module.enableCompileCache(), which Node 20 lacks. Blocks: "classify", the fast path of
@@ -130,8 +145,8 @@ function withLoader(programs) {
 // The programs are the commented blocks at the end of this file; see withLoader() in scripts/build.mjs.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
-const { dirname, isAbsolute, join, resolve } = require("node:path");
+const { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
+const { dirname, isAbsolute, join } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
 const BUILD = ${JSON.stringify(id)};
@@ -141,6 +156,7 @@ const head = "(function (require, __kt_import_meta_url, __kt_loader) {";
 const tail = "\\n})";
 // Where each block's mark line starts and where the block ends, in bytes (filled in by the build).
 const BLOCKS = __KT_BLOCKS__;
+const BUILT_SIZE = Math.max(...Object.values(BLOCKS).map((b) => b[1]));
 const stamp = statSync(file);
 if (stamp.size < Math.min(...Object.values(BLOCKS).map((b) => b[0]))) {
   process.stderr.write("triage: " + file + " is damaged: it is cut short (run npm run build, or clone again)\\n");
@@ -149,11 +165,12 @@ if (stamp.size < Math.min(...Object.values(BLOCKS).map((b) => b[0]))) {
 const ROOM = 64; // bytes read before a mark line: room for the wrapper's head
 let whole;
 // The bytes of one block: read alone at its recorded place, or, when the file is not as built (a
-// CRLF copy, an edit), found in the whole file; { damaged: why } when the file lacks a block or an end line.
+// CRLF copy, an edit), found in the whole file; { damaged: why } when the file lacks a block or an
+// end line.
 function blockBytes(name) {
   const at = BLOCKS[name];
   // Only a file of the size built has its blocks where recorded; any other (a CRLF copy, an edit) is searched.
-  if (at && stamp.size === Math.max(...Object.values(BLOCKS).map((b) => b[1]))) {
+  if (at && stamp.size === BUILT_SIZE) {
     try {
       const buf = Buffer.allocUnsafe(at[1] - at[0] + ROOM);
       const fd = openSync(file, "r");
@@ -178,8 +195,8 @@ function blockBytes(name) {
   return { buf: whole, at: mark, end: next < 0 ? whole.length : next + 1 };
 }
 // The source of one block: every line after its mark (up to the block's end) without its leading
-// "//", wrapped in a function; { damaged: why } when a block is missing or cut short. It is put together in place, in the
-// buffer the block was read into (the wrapper's head over the end of the mark line, each line moved
+// "//", wrapped in a function; { damaged: why } when a block is missing or cut short. It is put
+// together in place, in the buffer the block was read into (the wrapper's head over the end of the mark line, each line moved
 // left over its "//"), and decoded once: one string on V8's heap and no second buffer, whose fresh
 // pages would each cost a page fault. Blocks lie apart, so putting one together leaves the others
 // intact. (A CRLF copy of the file still works: a CR is a line terminator in JavaScript too.)
@@ -203,14 +220,9 @@ function source(name) {
     size += e - b;
     s = e;
   }
-  let text = buf;
-  if (size + tail.length > end) {
-    // Fewer than two "//" marks were removed (a damaged file): no room left for the tail.
-    text = Buffer.concat([buf.subarray(from, size), Buffer.from(tail, "latin1")]);
-    size -= from;
-    from = 0;
-  } else size += buf.write(tail, size, "latin1");
-  return text.toString("latin1", from, size);
+  // The tail goes over the end line, which is longer.
+  size += buf.write(tail, size, "latin1");
+  return buf.toString("latin1", from, size);
 }
 const env = process.env;
 const no = (v) => /^(0|false|no|off)$/i.test(v ?? "");
@@ -219,34 +231,12 @@ const absolute = (p) => (p && isAbsolute(p) ? p : null);
 const home = absolute(env.HOME || env.USERPROFILE);
 // TRIAGE_CACHE=0 turns off every start-up cache (this code cache and the program's model cache).
 // A cache folder that someone else could write to, or swap (a shared XDG_CACHE_HOME=/tmp, say), could
-// hand this process another user's bytecode: then no cache at all. The rule is trustedFolder's in
-// scripts/paths.ts (the loader cannot import the program): the folder's real path when it is this
-// user's, no one else may write to it, every folder above belongs to root or this user and others
-// may write there only with the sticky bit, and no symbolic link on the way is someone else's.
+// hand this process another user's bytecode: then no cache at all. The rule is trustedFolder, bundled
+// here from scripts/trusted-folder.ts (the loader runs before any program is compiled).
 // Checked again right before each read and after the folder is made at exit (a folder missing at
 // start could be made by someone else meanwhile); reads and writes use the real path.
-const trusted = (d) => {
-  try {
-    const real = realpathSync(d);
-    const own = lstatSync(real);
-    if (!own.isDirectory()) return null;
-    const uid = process.getuid?.();
-    if (uid === undefined) return real;
-    for (let p = resolve(d); ; p = dirname(p)) {
-      const st = lstatSync(p);
-      if (st.isSymbolicLink() && st.uid !== 0 && st.uid !== uid) return null;
-      if (p === dirname(p)) break;
-    }
-    if (own.uid !== uid || (own.mode & 0o022) !== 0) return null;
-    for (let p = dirname(real); ; p = dirname(p)) {
-      const st = lstatSync(p);
-      if ((st.uid !== 0 && st.uid !== uid) || ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0)) return null;
-      if (p === dirname(p)) return real;
-    }
-  } catch {
-    return null;
-  }
-};
+${trustedFolderSource}
+const trusted = __kt_trusted.trustedFolder;
 const wanted = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
 // A missing folder is made 0700 at exit (and checked then).
 const cacheDir = wanted && (!existsSync(wanted) || trusted(wanted)) ? wanted : null;

@@ -5,6 +5,9 @@
  */
 import type { BigIntStats } from "node:fs";
 
+/** Larger model cache files are not read (a model with 30,000 terms caches to about 1 MB). */
+export const MODEL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Bump when the byte layout of a model cache file changes (encodeModelCache). */
 export const MODEL_CACHE_LAYOUT = 3;
 

@@ -9,28 +9,23 @@
  */
 import { close, closeSync, constants, fstatSync, openSync, read, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { modelCacheKey, modelCacheName } from "./model-cache-name.js";
+import { MODEL_CACHE_MAX_BYTES as MAX_BYTES, modelCacheKey, modelCacheName } from "./model-cache-name.js";
 import { trustedFolder } from "./paths.js";
-
-/** Larger files are not read ahead (model-cache.ts reads them in place, and refuses them). */
-const MAX_BYTES = 64 * 1024 * 1024;
 
 let ahead: { file: string; bytes?: Buffer; done: Promise<void> } | undefined;
 
 /**
  * Start reading the cache file of the model at `modelPath` for program build `build` from cache
- * folder `dir`, when the folder is trusted (trustedFolder) and the file is a regular file of at most 64 MiB (opened non-blocking and
- * checked by its descriptor, so nothing else put in its place is read). Never throws; does nothing
- * when started twice.
+ * folder `dir`, when the folder is trusted (trustedFolder) and the file is a regular file of at most
+ * MODEL_CACHE_MAX_BYTES (opened non-blocking and checked by its descriptor, so nothing else put in
+ * its place is read). Never throws; does nothing when started twice.
  */
 export function startModelCacheReadAhead(modelPath: string, dir: string, build: string): void {
   if (ahead) return;
+  const real = trustedFolder(dir);
+  if (!real) return;
   let file: string;
-  let real: string;
   try {
-    const trusted = trustedFolder(dir);
-    if (!trusted) return;
-    real = trusted;
     const st = statSync(modelPath, { bigint: true });
     if (!st.isFile()) return;
     file = join(dir, modelCacheName(modelCacheKey(st, build)));

@@ -22,7 +22,7 @@ import { LITTLE_ENDIAN, type PreparedModel } from "./engine/model.js";
 import { TYPES } from "./engine/types.js";
 import { readFileCapped } from "./files.js";
 import { makeDirs, replaceAtomically } from "./io.js";
-import { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName } from "./model-cache-name.js";
+import { MODEL_CACHE_LAYOUT, MODEL_CACHE_MAX_BYTES as MAX_BYTES, modelCacheKey, modelCacheName } from "./model-cache-name.js";
 import { trustedFolder } from "./paths.js";
 import { takeReadAhead } from "./model-cache-read-ahead.js";
 
@@ -31,8 +31,6 @@ export { MODEL_CACHE_LAYOUT, modelCacheKey, modelCacheName };
 const MAGIC = 0x434d544b; // "KTMC" read as a little-endian u32
 /** Cache files kept per folder (one per model file version used; the oldest are removed). */
 const KEEP = 8;
-/** Larger files are not read (a model with 30,000 terms caches to about 1 MB). */
-export const MAX_BYTES = 64 * 1024 * 1024;
 const K = TYPES.length;
 
 interface Header {

@@ -70,7 +70,7 @@ export interface ClassifyOptions {
 
 /**
  * `triage classify`: classify each file (or - for stdin) and write the table (or with `json`, one
- * JSON array of ClassifyRow) to stdout in one write; decoding warnings go to stderr as each file is
+ * JSON array of ClassifyRow) to stdout once all are classified; decoding warnings go to stderr as each file is
  * read. Used by the CLI's action and by the bundle's fast path (scripts/classify-main.ts), so both
  * print the same bytes. Throws UsageError (stdin twice), ReadError, ModelError.
  */
