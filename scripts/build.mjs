@@ -94,20 +94,24 @@ async function bundleProgram(entryPoint) {
   return result.outputFiles[0].text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-// scripts/trusted-folder.ts as a (minified) script for the loader: __kt_trusted.trustedFolder.
-const trustedFolderSource = (
-  await build({
-    entryPoints: ["scripts/trusted-folder.ts"],
+/** A module of scripts/ as a (minified) script for the loader, its exports in the global `name`. */
+async function loaderPart(entry, name) {
+  const result = await build({
+    entryPoints: [entry],
     bundle: true,
     format: "iife",
-    globalName: "__kt_trusted",
+    globalName: name,
     platform: "node",
     target: "node20",
     minify: true,
     write: false,
     logLevel: "warning",
-  })
-).outputFiles[0].text.trim();
+  });
+  return result.outputFiles[0].text.trim();
+}
+// __kt_trusted.trustedFolder and __kt_checksum.{checksum64, hashableBuffer}.
+const trustedFolderSource = await loaderPart("scripts/trusted-folder.ts", "__kt_trusted");
+const checksumSource = await loaderPart("scripts/checksum.ts", "__kt_checksum");
 
 const main = await bundleProgram(entry);
 const programs = args.length === 0 && !plain ? { classify: await bundleProgram("scripts/classify-main.ts"), main } : { main };
@@ -125,8 +129,8 @@ writeFileSync(outfile, plain ? main : withLoader(programs), { mode: 0o755 });
  * lists it leaves to the CLI (runFullProgram). The cache lives in $TRIAGE_CACHE_DIR, else
  * $XDG_CACHE_HOME/knowledge-triage, else ~/.cache/knowledge-triage (created 0700); one file per
  * build (content hash), bundle size and modification time, Node version, CPU architecture, block and
- * command, written atomically at a successful exit when missing or rejected by V8, with V8's
- * checksum turned on so a corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off
+ * command, written atomically at a successful exit when missing, damaged or rejected by V8, with a
+ * checksum of ours (scripts/checksum.ts) so a corrupt file is rejected, not fatal; TRIAGE_CODE_CACHE=0 turns it off
  * (TRIAGE_CACHE=0 turns off this and the model cache, scripts/model-cache.ts). Any cache problem only
  * means compiling from source: output never depends on it. The program gets { build, cacheDir,
  * debug, runFullProgram? } as __kt_loader (scripts/runtime.ts).
@@ -145,7 +149,7 @@ function withLoader(programs) {
 // The programs are the commented blocks at the end of this file; see withLoader() in scripts/build.mjs.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
+const { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
 const { dirname, isAbsolute, join } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
@@ -243,9 +247,14 @@ const cacheDir = wanted && (!existsSync(wanted) || trusted(wanted)) ? wanted : n
 if (debug && wanted && !cacheDir) process.stderr.write("start-up caches: off (" + wanted + " is not a private folder of this user)\\n");
 const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
-// V8 release builds skip the code cache's checksum and abort on a corrupt file; this flag makes
-// createCachedData write a checksum and the next compile reject a mismatch (cachedDataRejected).
-if (dir) require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
+// V8 release builds skip the code cache's own checksum and would deserialise a damaged file (a crash
+// at every start), so each cache file carries ours: "KTCC", a layout number, then MurmurHash64A of the
+// V8 data after these 16 bytes, computed in place (scripts/checksum.ts, bundled here; node:v8's
+// --verify-snapshot-checksum flag did the same but loading node:v8 cost ~4 ms of every start).
+${checksumSource}
+const { checksum64, hashableBuffer } = __kt_checksum;
+const CC_MAGIC = 0x4343544b; // "KTCC" read as a little-endian u32
+const CC_LAYOUT = 1;
 // Compile and run one block with its code cache; extra fields go to the program's __kt_loader.
 function run(name, extra) {
   const code = source(name);
@@ -260,12 +269,24 @@ function run(name, extra) {
   const cacheName = BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + "-" + Math.floor(stamp.ctimeMs) + suffix;
   const cacheFile = dir && join(dir, cacheName);
   let cachedData;
+  let damagedCache = false;
   const readFrom = cacheFile && trusted(dir);
   if (readFrom) {
     try {
       // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
-      const st = statSync(join(readFrom, cacheName));
-      if (st.isFile() && st.size < 64 * 1024 * 1024) cachedData = readFileSync(join(readFrom, cacheName));
+      // Non-blocking, then checked by descriptor: a FIFO put in its place is never waited on.
+      const fd = openSync(join(readFrom, cacheName), constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        const st = fstatSync(fd);
+        const buf = st.isFile() && st.size > 16 && st.size < 64 * 1024 * 1024 ? hashableBuffer(st.size) : undefined;
+        if (buf && readSync(fd, buf, 0, buf.length, 0) === buf.length && buf.readUInt32LE(0) === CC_MAGIC && buf.readUInt32LE(4) === CC_LAYOUT) {
+          const data = buf.subarray(16);
+          if (checksum64(data) === buf.readBigUInt64LE(8)) cachedData = data;
+          else damagedCache = true;
+        } else if (buf) damagedCache = true;
+      } finally {
+        closeSync(fd);
+      }
     } catch {}
   }
   let script;
@@ -276,7 +297,7 @@ function run(name, extra) {
     process.stderr.write("triage: " + file + " is damaged: its " + name + " program does not compile (" + e.message + "; run npm run build, or clone again)\\n");
     process.exit(1);
   }
-  if (debug) process.stderr.write("code cache: " + (cacheFile ? (cachedData === undefined ? "miss" : script.cachedDataRejected ? "rejected" : "hit") + " " + cacheFile : "off") + "\\n");
+  if (debug) process.stderr.write("code cache: " + (cacheFile ? (damagedCache || script.cachedDataRejected ? "rejected" : cachedData === undefined ? "miss" : "hit") + " " + cacheFile : "off") + "\\n");
   if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {
     process.once("exit", (code) => {
       // Not while the bundle is "racily" new on a file system with whole-second timestamps: an edit
@@ -299,7 +320,14 @@ function run(name, extra) {
         const real = trusted(dir);
         if (!real) return;
         tmp = join(real, cacheName + "." + process.pid + ".tmp");
-        writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+        const data = script.createCachedData();
+        const sum = checksum64(data);
+        if (sum === undefined) return;
+        const header = Buffer.alloc(16);
+        header.writeUInt32LE(CC_MAGIC, 0);
+        header.writeUInt32LE(CC_LAYOUT, 4);
+        header.writeBigUInt64LE(sum, 8);
+        writeFileSync(tmp, Buffer.concat([header, data]), { mode: 0o600 });
         renameSync(tmp, join(real, cacheName));
         // Caches of this program and command for other builds or copies of the bundle: the newest
         // three stay (two clones sharing the folder would otherwise delete each other's at every

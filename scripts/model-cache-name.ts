@@ -9,7 +9,7 @@ import type { BigIntStats } from "node:fs";
 export const MODEL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Bump when the byte layout of a model cache file changes (encodeModelCache). */
-export const MODEL_CACHE_LAYOUT = 3;
+export const MODEL_CACHE_LAYOUT = 4;
 
 /** The cache key of one version of a model file for one program build. */
 export function modelCacheKey(st: BigIntStats, build: string): string {

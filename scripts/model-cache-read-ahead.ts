@@ -5,10 +5,11 @@
  * while the main thread initialises the program, instead of on the main thread afterwards (about
  * 4.5 ms of a cold `triage classify` on the 2-core VM; references/classifier.md, "Cold start").
  * The bytes are checked exactly like a file read in place (decodeModelCache: layout, key, lengths,
- * CRC-32), and any problem here only means reading the file in place, as without read-ahead.
+ * checksum), and any problem here only means reading the file in place, as without read-ahead.
  */
 import { close, closeSync, constants, fstatSync, openSync, read, statSync } from "node:fs";
 import { basename, join } from "node:path";
+import { hashableBuffer } from "./checksum.js";
 import { MODEL_CACHE_MAX_BYTES as MAX_BYTES, modelCacheKey, modelCacheName } from "./model-cache-name.js";
 import { trustedFolder } from "./paths.js";
 
@@ -51,7 +52,8 @@ export function startModelCacheReadAhead(modelPath: string, dir: string, build: 
   }
   const entry: { file: string; bytes?: Buffer; done: Promise<void> } = { file, done: Promise.resolve() };
   entry.done = new Promise<void>((settle) => {
-    const buf = Buffer.allocUnsafe(size);
+    // Straight into hashable memory: decodeModelCache checks it in place (scripts/checksum.ts).
+    const buf = hashableBuffer(size) ?? Buffer.allocUnsafe(size);
     const finish = (bytes?: Buffer): void => {
       entry.bytes = bytes;
       close(fd, () => settle());

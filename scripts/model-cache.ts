@@ -10,14 +10,15 @@
  * the model's device, inode, size, modification and change times in nanoseconds (a rewrite, a
  * `cp`, a `git checkout` or a retrain changes at least one; the change time cannot be set by
  * tools) and the bundle's build id (a new program may lay tables out differently); the payload
- * carries a CRC-32, so a damaged block is caught, not used. Files are written atomically at a
+ * carries a 64-bit checksum (MurmurHash64A, scripts/checksum.ts: no node:zlib to load at start), so a
+ * damaged block is caught, not used. Files are written atomically at a
  * successful exit (mode 0600, folder 0700), and not while the model file is less than 2 s old
  * (isRacilyNew); the newest KEEP stay. Any problem reading or writing one
  * only means loading from model.json.
  */
 import { type BigIntStats, readdirSync, statSync, unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
-import { crc32 } from "node:zlib";
+import { checksum64, hashableBuffer } from "./checksum.js";
 import { LITTLE_ENDIAN, type PreparedModel } from "./engine/model.js";
 import { TYPES } from "./engine/types.js";
 import { readFileCapped } from "./files.js";
@@ -45,14 +46,18 @@ interface Header {
 
 const pad8 = (n: number): number => (8 - (n % 8)) % 8;
 
+/** Bytes before the JSON header: magic, layout, header length, zero, checksum. */
+const FIXED = 24;
+
 /**
  * Serialise prepared tables under `key`. Layout (little-endian): u32 magic "KTMC", u32 layout, u32
- * header length H, u32 CRC-32 of everything after these 16 bytes (header and payload: a damaged bias,
- * scale or stem length is refused like a damaged weight), H bytes of UTF-8 JSON header (key, bits,
+ * header length H, u32 zero, u64 MurmurHash64A (checksum64) of everything after these 24 bytes
+ * (header and payload: a damaged bias, scale or stem length is refused like a damaged weight), H
+ * bytes of UTF-8 JSON header (key, bits,
  * term count n, bias, weightScales, temperature, stem table byte lengths), zero padding to 8, then the payload:
  * the hash table (Int32 x 2^(bits+1)), the scales (Float64 x n), the weights (Int8 x 5n) padded to 8,
- * and the stem tables as UTF-8. Throws on a big-endian host and on a Node without zlib.crc32
- * (older than 20.15): the cache is not used there.
+ * and the stem tables as UTF-8. Throws on a big-endian host and where WebAssembly is unavailable
+ * (checksum64): the cache is not used there.
  */
 export function encodeModelCache(p: PreparedModel, key: string): Buffer {
   if (!LITTLE_ENDIAN) throw new Error("model cache: little-endian hosts only");
@@ -69,35 +74,38 @@ export function encodeModelCache(p: PreparedModel, key: string): Buffer {
     stems: stems.map(([lang, b]) => [lang, b.length]),
   };
   const head = Buffer.from(JSON.stringify(header), "utf8");
-  const fixed = Buffer.alloc(16);
+  const fixed = Buffer.alloc(FIXED);
   fixed.writeUInt32LE(MAGIC, 0);
   fixed.writeUInt32LE(MODEL_CACHE_LAYOUT, 4);
   fixed.writeUInt32LE(head.length, 8);
-  const body = Buffer.concat([head, Buffer.alloc(pad8(16 + head.length)), payload]);
-  fixed.writeUInt32LE(crc32(body), 12);
+  const body = Buffer.concat([head, Buffer.alloc(pad8(FIXED + head.length)), payload]);
+  const sum = checksum64(body);
+  if (sum === undefined) throw new Error("model cache: no WebAssembly for the checksum");
+  fixed.writeBigUInt64LE(sum, 16);
   return Buffer.concat([fixed, body]);
 }
 
 /**
  * The prepared tables stored in `bytes`, or undefined when they are not a cache file of this layout
- * for `key`, their lengths do not add up or they fail their CRC-32 (a torn, damaged or foreign
- * file). The typed arrays are views of `bytes` (copied once when it is not 8-byte aligned). Never
+ * for `key`, their lengths do not add up or they fail their checksum (a torn, damaged or foreign
+ * file). Checked in place when `bytes` comes from hashableBuffer (scripts/checksum.ts). The typed arrays are views of `bytes` (copied once when it is not 8-byte aligned). Never
  * throws.
  */
 export function decodeModelCache(bytes: Buffer, key: string): PreparedModel | undefined {
   try {
-    if (!LITTLE_ENDIAN || bytes.length < 16 || bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== MODEL_CACHE_LAYOUT) return undefined;
+    if (!LITTLE_ENDIAN || bytes.length < FIXED || bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== MODEL_CACHE_LAYOUT) return undefined;
     const headLength = bytes.readUInt32LE(8);
-    if (16 + headLength > bytes.length) return undefined;
+    if (FIXED + headLength > bytes.length) return undefined;
     // The checksum of header and payload: a damaged block or header value (same length) would
     // otherwise be used as it is — wrong scores, NaN, or a probe loop that never ends in a table
     // without empty slots.
-    if (crc32(bytes.subarray(16)) !== bytes.readUInt32LE(12)) return undefined;
-    const h = JSON.parse(bytes.toString("utf8", 16, 16 + headLength)) as Header;
+    const sum = checksum64(bytes.subarray(FIXED));
+    if (sum === undefined || sum !== bytes.readBigUInt64LE(16)) return undefined;
+    const h = JSON.parse(bytes.toString("utf8", FIXED, FIXED + headLength)) as Header;
     if (h.key !== key || !Number.isInteger(h.bits) || h.bits < 4 || h.bits > 28 || !Number.isInteger(h.n) || h.n < 0 || h.n > 1 << (h.bits - 1)) return undefined;
     if (!Array.isArray(h.bias) || h.bias.length !== K || !Array.isArray(h.weightScales) || h.weightScales.length !== K || typeof h.temperature !== "number") return undefined;
     if (!Array.isArray(h.stems) || !h.stems.every((s) => Array.isArray(s) && typeof s[0] === "string" && Number.isInteger(s[1]) && s[1] >= 0)) return undefined;
-    const tableStart = 16 + headLength + pad8(16 + headLength);
+    const tableStart = FIXED + headLength + pad8(FIXED + headLength);
     const scaleStart = tableStart + (2 << h.bits) * 4;
     const weightStart = scaleStart + h.n * 8;
     const stemStart = weightStart + h.n * K + pad8(h.n * K);
@@ -143,7 +151,7 @@ export function cachedPreparedModel(path: string, dir: string, build: string, lo
     const real = trustedFolder(dir);
     if (!real) throw new Error("not a trusted folder (yet)");
     // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end): ReadError otherwise.
-    const p = decodeModelCache(takeReadAhead(file) ?? readFileCapped(join(real, basename(file)), { maxBytes: MAX_BYTES }), key);
+    const p = decodeModelCache(takeReadAhead(file) ?? readFileCapped(join(real, basename(file)), { maxBytes: MAX_BYTES, alloc: (n) => hashableBuffer(n) ?? Buffer.allocUnsafe(n) }), key);
     if (p) {
       report?.("hit", file);
       return p;

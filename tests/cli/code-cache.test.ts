@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { checksum64 } from "../../scripts/checksum.js";
 import { bundle, bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -34,7 +35,7 @@ describe("code cache of the bundle", () => {
     const marks = [...text.matchAll(/\n\/\/@kt-program ([0-9a-f]{16}) (\w+)\n/g)];
     expect(marks.map((m) => m[2])).toEqual(["classify", "main"]);
     expect(new Set(marks.map((m) => m[1])).size).toBe(1);
-    expect(marks[0]?.index).toBeLessThan(12_000);
+    expect(marks[0]?.index).toBeLessThan(16_000); // ~15 KB: the loader, trustedFolder and the checksum (scripts/checksum.ts)
     // Each block ends with its end line, right before the next block (or the end of the file).
     for (const [i, m] of marks.entries()) {
       const endLine = `//@kt-end ${m[1]} ${m[2]}\n`;
@@ -74,19 +75,31 @@ describe("code cache of the bundle", () => {
     expect(JSON.parse(first.stdout).length).toBeGreaterThan(100);
   });
 
-  it("a corrupt cache file is rejected by V8, the output is unchanged and the file is rewritten", () => {
+  it("a corrupt cache file is rejected (by its checksum, or by V8), the output is unchanged and the file is rewritten", () => {
     const dir = join(tempDir("kt-cc-"), "cache");
     const ref = run({ TRIAGE_CACHE_DIR: dir });
     const file = join(dir, codeCaches(dir)[0] as string);
     const good = readFileSync(file);
-    const bad = Buffer.from(good);
-    for (let i = 64; i < bad.length; i += 97) bad[i] = (bad[i] as number) ^ 0xff;
-    writeFileSync(file, bad);
-    const r = run({ TRIAGE_CACHE_DIR: dir });
-    expect(r.code, r.stderr).toBe(0);
-    expect(status(r.stderr)).toBe("rejected");
-    expect(r.stdout).toBe(ref.stdout);
-    expect(status(run({ TRIAGE_CACHE_DIR: dir }).stderr)).toBe("hit");
+    // Layout: "KTCC", layout 1, MurmurHash64A of the V8 data that follows these 16 bytes.
+    expect(good.readUInt32LE(0)).toBe(0x4343544b);
+    expect(good.readBigUInt64LE(8)).toBe(checksum64(good.subarray(16)));
+    const oneBit = Buffer.from(good);
+    const at = Math.floor(good.length * 0.7);
+    oneBit[at] = (oneBit[at] as number) ^ 0x10; // inside bytecode: V8's own checks (lengths, source hash) would pass it
+    const badSum = Buffer.from(good);
+    badSum[9] = (badSum[9] as number) ^ 0x01;
+    // V8 data that is garbage but carries a correct checksum of ours: V8's sanity check refuses it.
+    const garbage = Buffer.from(good);
+    for (let i = 16; i < garbage.length; i += 97) garbage[i] = (garbage[i] as number) ^ 0xff;
+    garbage.writeBigUInt64LE(checksum64(garbage.subarray(16)) as bigint, 8);
+    for (const bad of [oneBit, badSum, garbage]) {
+      writeFileSync(file, bad);
+      const r = run({ TRIAGE_CACHE_DIR: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(status(r.stderr)).toBe("rejected");
+      expect(r.stdout).toBe(ref.stdout);
+      expect(status(run({ TRIAGE_CACHE_DIR: dir }).stderr)).toBe("hit");
+    }
     writeFileSync(file, "not a cache");
     const junk = run({ TRIAGE_CACHE_DIR: dir });
     expect(junk.code).toBe(0);

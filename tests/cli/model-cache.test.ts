@@ -23,6 +23,8 @@ afterAll(() => removeTempDirs());
 const model = readModel(bundledModel);
 const prepared = prepareModel(model);
 const KEY = "1|test-build|1:2:3:4:5";
+/** Bytes before the JSON header of a cache file: magic, layout, header length, zero, u64 checksum. */
+const FIXED = 24;
 
 function expectSameTables(a: PreparedModel, b: PreparedModel): void {
   expect(b.index.bits).toBe(a.index.bits);
@@ -60,7 +62,7 @@ describe("model cache: encoding", () => {
     expect(decodeModelCache(Buffer.concat([bytes, Buffer.from([0])]), KEY)).toBeUndefined();
     const headLength = bytes.readUInt32LE(8);
     const badHeader = Buffer.from(bytes);
-    badHeader.write("{", 16 + headLength - 1, "latin1");
+    badHeader.write("{", FIXED + headLength - 1, "latin1");
     expect(decodeModelCache(badHeader, KEY)).toBeUndefined();
     const hugeHeader = Buffer.from(bytes);
     hugeHeader.writeUInt32LE(0xffffffff, 8);
@@ -72,11 +74,11 @@ describe("model cache: encoding", () => {
     const bytes = encodeModelCache(prepared, KEY);
     expect(decodeModelCache(bytes, KEY)).toBeDefined();
     const headLength = bytes.readUInt32LE(8);
-    const payloadStart = 16 + headLength + ((8 - ((16 + headLength) % 8)) % 8);
+    const payloadStart = FIXED + headLength + ((8 - ((FIXED + headLength) % 8)) % 8);
     // Header values outside the payload: one digit of the temperature, one of the first bias.
-    const header = bytes.toString("latin1", 16, 16 + headLength);
+    const header = bytes.toString("latin1", FIXED, FIXED + headLength);
     for (const field of ['"temperature":', '"bias":[']) {
-      const at = 16 + header.indexOf(field) + field.length + 2;
+      const at = FIXED + header.indexOf(field) + field.length + 2;
       const edited = Buffer.from(bytes);
       edited[at] = edited[at] === 0x31 ? 0x32 : 0x31;
       expect(decodeModelCache(edited, KEY), `${field} edited`).toBeUndefined();
