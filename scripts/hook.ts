@@ -5,7 +5,8 @@
  * as ONE stderr line; the process exits 0. Never prints JSON (PreCompact stdout goes into the summariser's
  * prompt; JSON there is either appended raw or fails validation: research/integration.md §1.4).
  * PreCompact and SessionStart extract under a deadline (HOOK_EXTRACT_BUDGET_MS) so they finish inside their
- * hook timeout; a run stopped there writes what it finished and says so in its one stderr line.
+ * hook timeout; a run stopped there writes what it finished (at least one batch of user messages, so the next
+ * run gets further) and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
@@ -214,7 +215,8 @@ function lockWaitMs(): number {
 /**
  * The extraction deadline of a hook Claude Code waits for: HOOK_EXTRACT_BUDGET_MS after process start (the
  * origin of performance.now(), the closest we get to when Claude Code started the clock), or
- * KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS (0 to HOOK_EXTRACT_BUDGET_MS) for tests: 0 stops before the first byte.
+ * KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS (0 to HOOK_EXTRACT_BUDGET_MS) for tests: 0 stops at the first safe point that
+ * moves the cursor forward (after the first batch of user messages, which a run always finishes).
  */
 function hookDeadline(): Deadline {
   const raw = process.env.KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS;

@@ -30,8 +30,11 @@ export interface ExtractOptions {
   now?: () => Date;
   /**
    * Time budget (deadline.ts). Once it expires the run stops at the next safe point (before a chunk read, a
-   * batch or a statement), writes the rules of the part it finished and moves the cursor only to the end of
-   * that part; the report then has `stoppedAt`. Default: none (the run reads to the end). Hooks pass one.
+   * batch or a statement) where that moves the cursor forward, writes the rules of the part it finished and
+   * moves the cursor only to the end of that part; the report then has `stoppedAt`. Every run finishes the
+   * first batch of user messages it starts (BATCH_UTTERANCES in extract-run.ts), even with a spent budget, so
+   * repeated runs always reach the end; that batch is how far a run can overshoot. Default: none (the run
+   * reads to the end). Hooks pass one.
    */
   deadline?: Deadline;
 }
@@ -61,7 +64,7 @@ export interface ExtractReport {
  * counted). Throws TriageError: UsageError for a missing transcript, LOCK_BUSY when another run holds
  * the lock for more than `lockWaitMs`, INTERRUPTED (exit 130/143) on SIGINT/SIGTERM, RULES_DIR_UNWRITABLE, STATE_INVALID for a corrupt sidecar.
  * An empty transcript writes nothing and returns a warning. An expired `deadline` is not an error: the run
- * writes what it finished and returns with `stoppedAt` (and the same line first among the warnings).
+ * writes what it finished (at least its first batch) and returns with `stoppedAt` (and the same line first among the warnings).
  */
 export async function extractTranscript(opts: ExtractOptions): Promise<ExtractReport> {
   const mod = await import("./extract-run.js");

@@ -1,8 +1,10 @@
 /**
  * Time budgets of extraction runs. A Deadline is a sticky "time is up" test on an injectable clock: the
  * extractor asks it at its safe points (before each chunk read, each batch and each statement;
- * extract-run.ts), stops there, and writes what it finished. Tests pass a clock that jumps past the budget
- * after K statements or K chunks, so a stop is reproducible without waiting.
+ * extract-run.ts) and, once it is spent, stops at the first of them where stopping moves its cursor forward
+ * (a run always finishes the first batch of user messages it starts, so every run makes progress), then
+ * writes what it finished. The budget is a soft target: a run overshoots it by at most one batch. Tests pass
+ * a clock that jumps past the budget after K statements or K chunks, so a stop is reproducible without waiting.
  */
 
 /** A time budget of one run. */

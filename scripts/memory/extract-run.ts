@@ -20,12 +20,16 @@ import { acquireLock, isUserRulesDir, stateDir, loadCursor, loadStore, prefixHas
 import { cannotBeUser, decodeLine, readLines, userUtterance, type ReadPosition, type Utterance } from "./transcript.js";
 import type { Cursor, RuleSource } from "./schema.js";
 
-/** Options for tests and the bench: reader sizes. */
+/** Options for tests and the bench: reader and batch sizes. */
 export interface RunTuning {
   chunkSize?: number;
   maxLineBytes?: number;
   /** Utterances per batch (default BATCH_UTTERANCES). */
   batch?: number;
+  /** Characters of user text that end a batch (default BATCH_CHARS). */
+  batchChars?: number;
+  /** Bytes from a batch's first user line after which a line ends the batch (default BATCH_SPAN_BYTES). */
+  batchSpan?: number;
   /** Collect every verdict (for --explain and the bench). */
   verdicts?: Verdict[];
   /** Called after each statement is consolidated, with the number consolidated so far in this run (tests send a signal from it). */
@@ -35,8 +39,27 @@ export interface RunTuning {
 /** User messages longer than this (characters) are pastes, not rules: skipped before redaction. */
 export const MAX_UTTERANCE_CHARS = 100_000;
 
-/** User utterances processed per batch (redaction, classification, consolidation); bounds memory. */
-export const BATCH_UTTERANCES = 2000;
+/**
+ * User utterances per batch (redaction, classification, consolidation). A run always finishes the first batch
+ * it starts, whatever its deadline (runExtract), so the batch size bounds both how far a run can overshoot its
+ * budget and the work a run resumed inside a batch repeats. 256 short user messages take about 0.2 s with a
+ * small store and 1 s with 10,000 rules, mostly consolidation, on a 2-core machine (references/memory.md, Deadline).
+ */
+export const BATCH_UTTERANCES = 256;
+
+/**
+ * Characters of user text (before redaction) that end a batch: the utterance that reaches this many is the
+ * batch's last, so with MAX_UTTERANCE_CHARS a batch holds under BATCH_CHARS + MAX_UTTERANCE_CHARS characters
+ * however long its messages are.
+ */
+export const BATCH_CHARS = 128 * 1024;
+
+/**
+ * A batch ends before the first line that starts this many bytes (or more) after the batch's first user line.
+ * A run that must finish its first batch keeps reading to fill it: this bounds that reading (tool output, a
+ * huge line with no newline) to 32 MiB. It depends only on the transcript, so resumed runs batch the same way.
+ */
+export const BATCH_SPAN_BYTES = 32 * 1024 * 1024;
 
 /**
  * Lines read between two checks for SIGTERM/SIGINT (each check yields one event-loop turn). The reader also
@@ -76,7 +99,13 @@ function removeEmptyFolders(dirs: readonly string[]): void {
   }
 }
 
-/** Run one extraction. See api.ts extractTranscript for the contract. */
+/**
+ * Run one extraction. See api.ts extractTranscript for the contract. With a deadline, the run stops at the first
+ * safe point after the budget is spent where the cursor it saves is ahead of the one it started from: it always
+ * finishes the first batch of user messages it starts (so it consolidates at least one new statement when any is
+ * left), and before that it may stop only while reading lines with no user message. Overshoot: at most one batch
+ * (BATCH_UTTERANCES, BATCH_CHARS), the reading that fills it (BATCH_SPAN_BYTES) and, with `llm`, its calls.
+ */
 export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): Promise<ExtractReport> {
   const report: ExtractReport = { linesRead: 0, linesSkipped: 0, candidates: 0, kept: 0, added: 0, updated: 0, retired: 0, files: [], warnings: [] };
   const path = resolve(opts.transcriptPath);
@@ -128,15 +157,17 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       }
     }
 
-    // Deadline: sticky once seen (the Deadline itself is sticky too). A run stopped inside a batch or with
-    // utterances read but not consolidated sets `resumeAt`: the first user line of that batch and how many of
-    // its candidate sentences are done. The next run starts at that line, so its batch holds the same
-    // utterances (the classifier looks at a sentence's neighbours in the batch) and skips those sentences.
-    let stopped = false;
-    const timeUp = (): boolean => {
-      if (!stopped && opts.deadline?.expired()) stopped = true;
-      return stopped;
-    };
+    // Deadline. It is asked at every safe point; once spent, the run stops at the first safe point where that
+    // moves the cursor forward, so every run makes progress (a resumed batch is not re-read forever):
+    // - after this run finished a batch (`finishedBatch`), anywhere: before a chunk read, a batch or a statement;
+    // - before that, only while reading lines with no user message (the cursor passes them), or inside the
+    //   first batch's reading once no later line can join the batch (it is then finished before the run ends).
+    // A run stopped inside a batch or with utterances read but not consolidated sets `resumeAt`: the first user
+    // line of that batch and how many of its candidate sentences are done. The next run starts at that line, so
+    // its batch holds the same utterances (the classifier looks at a sentence's neighbours in the batch), skips
+    // those sentences and, it being that run's first batch, finishes it: a batch is prepared at most twice.
+    const timeUp = (): boolean => opts.deadline?.expired() === true;
+    let finishedBatch = false;
     let resumeAt: { offset: number; line: number; skip: number } | undefined;
     const stopAt = (x: { offset: number; line: number }, skip = skipLeft): false => {
       resumeAt = { offset: x.offset, line: x.line, skip };
@@ -156,7 +187,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     const processBatch = async (batch: typeof utterances): Promise<boolean> => {
       const first = batch[0];
       if (first === undefined) return true;
-      if (timeUp()) return stopAt(first);
+      if (timeUp() && finishedBatch) return stopAt(first);
       // Redact whole utterances first (secrets can span sentence ends), then split.
       const red = await redactTexts(batch.map((x) => x.u.text));
       for (const w of red.warnings) redactWarnings.add(w);
@@ -176,7 +207,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       skipLeft -= skip;
       const todo = skip > 0 ? verdicts.slice(skip) : verdicts;
       report.candidates += todo.length;
-      if (opts.llm && timeUp()) return stopAt(first);
+      if (opts.llm && timeUp() && finishedBatch) return stopAt(first);
       if (opts.llm) await askLlm(opts.llm, todo, DURABLE_THRESHOLD, LLM_BAND, report.warnings, opts.llmTimeoutMs);
       if (tuning.verdicts) for (const v of todo) tuning.verdicts.push(v);
       if (userLevel) {
@@ -192,7 +223,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       for (let k = skip; k < verdicts.length; k++) {
         const v = verdicts[k] as Verdict;
         // Out of time: stop before this sentence; the ones before it are consolidated, the rest wait for the next run.
-        if (timeUp()) return stopAt(first, k);
+        if (timeUp() && finishedBatch) return stopAt(first, k);
         if (v.source.offset !== lastUtterance) {
           lastUtterance = v.source.offset;
           since++;
@@ -218,6 +249,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
           since = 0;
         }
       }
+      finishedBatch = true;
       return true;
     };
 
@@ -230,11 +262,38 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     let pasted = 0;
     // A torn last line already longer than maxLineBytes: skipped whatever follows, so the cursor can skip what was scanned of it.
     let tornOversized: { start: number; end: number } | undefined;
+    const batchSize = tuning.batch ?? BATCH_UTTERANCES;
+    const batchChars = tuning.batchChars ?? BATCH_CHARS;
+    const batchSpan = tuning.batchSpan ?? BATCH_SPAN_BYTES;
+    let chars = 0;
+    // Set when the reader stopped inside this run's first batch after no later line could join it: that batch is finished after the loop.
+    let finishAtStop = false;
+    /** Whether the reader may stop for the deadline at `at` (see "Deadline" above). */
+    const readerMayStop = (at: ReadPosition): boolean => {
+      if (finishedBatch) return true;
+      const head = utterances[0];
+      if (head) {
+        // The first batch is still filling: lines starting BATCH_SPAN_BYTES after its head cannot join it (an oversized line is skipped, so the next one starts after `pos`).
+        if ((at.oversized ? at.pos : at.lineStart) - head.offset < batchSpan) return false;
+        finishAtStop = true;
+        return true;
+      }
+      // Nothing read waits for consolidation: stop once the cursor moves forward (past lines with no user message, or further into an oversized line).
+      return skipLeft === 0 && (endOffset > start || (at.oversized && at.lineStart === endOffset && at.pos > (scanFrom ?? start)));
+    };
     // Checked before every chunk read: a signal, then the deadline (a line with no "\n" yields nothing to check between).
     const stop = (at: ReadPosition): boolean => {
       trap.check();
-      if (!timeUp()) return false;
+      if (!timeUp() || !readerMayStop(at)) return false;
       readStop = at;
+      return true;
+    };
+    /** Process the utterances read so far as one batch and start the next; false when the deadline stopped it. */
+    const flush = async (): Promise<boolean> => {
+      if (!(await processBatch(utterances))) return false;
+      utterances = [];
+      chars = 0;
+      await yieldAndCheck(trap);
       return true;
     };
     for await (const raw of readLines(path, { start, scanFrom, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes, stop })) {
@@ -247,6 +306,8 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
         if (raw.bytes === null) tornOversized = { start: raw.start, end: raw.end };
         continue;
       }
+      // A line this far after the batch's first user line ends the batch (before it).
+      if (utterances[0] && raw.start - utterances[0].offset >= batchSpan && !(await flush())) break;
       endOffset = raw.end;
       endLine = line;
       report.linesRead++;
@@ -283,15 +344,16 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
         continue;
       }
       utterances.push({ u, line, offset: raw.start });
-      if (utterances.length >= (tuning.batch ?? BATCH_UTTERANCES)) {
-        if (!(await processBatch(utterances))) break;
-        utterances = [];
-        await yieldAndCheck(trap);
-      }
+      chars += u.text.length;
+      if ((utterances.length >= batchSize || chars >= batchChars) && !(await flush())) break;
     }
-    if (!resumeAt && !stopped) await processBatch(utterances);
-    // Stopped while reading: the utterances read since the last batch were not consolidated.
-    else if (!resumeAt && utterances[0]) stopAt(utterances[0]);
+    if (!resumeAt) {
+      // The end of the file, or this run's first batch, complete where the reader stopped: consolidate it.
+      if (!readStop || finishAtStop) await processBatch(utterances);
+      // Stopped while reading after a finished batch: the utterances read since were not consolidated.
+      else if (utterances[0]) stopAt(utterances[0]);
+    }
+    const stopped = resumeAt !== undefined || readStop !== undefined;
     await yieldAndCheck(trap);
     report.warnings.push(...redactWarnings);
     if (scopedToUser) {
@@ -302,8 +364,6 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     if (pasted > 0) report.warnings.push(`${pasted} user message${pasted === 1 ? "" : "s"} over ${MAX_UTTERANCE_CHARS} characters skipped (pasted text)`);
     if (invalidUtf8 > 0) report.warnings.push(`${invalidUtf8} line${invalidUtf8 === 1 ? "" : "s"} with invalid UTF-8 (replaced with U+FFFD)`);
 
-    // Stopped before reading the first user line of the batch an earlier run stopped in: keep that place.
-    if (stopped && !resumeAt && skipLeft > 0 && endOffset === start) stopAt({ offset: start, line: lineNo + 1 });
     // The cursor goes to the end of what was finished: the last complete line read, or (stopped at the
     // deadline) the first user line of the batch not finished, with `skip`; never past anything half-done.
     const doneOffset = resumeAt ? resumeAt.offset : endOffset;

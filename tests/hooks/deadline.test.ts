@@ -1,13 +1,16 @@
 /**
  * The hooks' extraction deadline through the built bundle: a hook whose budget is spent exits 0, says so in one
  * stderr line and one hook.log line, still prints its plain-text stdout, and the next run continues. The budget
- * is set to 0 with KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS so the stop is certain without timing anything; partial
- * progress in the middle of a transcript is covered in process (tests/memory/deadline.test.ts), wall times of
- * the adversarial transcripts in `npm run bench:hooks -- --adversarial`.
+ * is set to 0 with KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS so the stop is certain without timing anything; even then a
+ * run finishes the first batch of BATCH_UTTERANCES user messages it starts, so the transcripts here hold more
+ * than one batch. Partial progress in the middle of a transcript is covered in process
+ * (tests/memory/deadline.test.ts), wall times of the adversarial transcripts in `npm run bench:hooks -- --adversarial`.
  */
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { BATCH_UTTERANCES } from "../../scripts/memory/extract-run.js";
+import { distinctRules } from "../fixtures/memory/many-rules.js";
 import { bytesOf, cleanup, looksLikeJson, P, payload, rulesDirOf, runHook, snapshot, tempProject } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -34,28 +37,49 @@ function userLine(text: string, i: number): string {
   })}\n`;
 }
 
+/** The sample transcript followed by `n` more user turns, each stating a distinct rule. */
+function withRuleTurns(transcript: string, n: number): void {
+  appendFileSync(transcript, distinctRules(n).map((r, i) => userLine(r, 100 + i)).join(""));
+}
+
 describe.each([
   ["pre-compact", P.preManual],
   ["session-start", P.startCompact],
 ] as const)("%s with its extraction budget spent", (event, p) => {
-  it("exits 0, logs one line saying where it stopped, writes no rule yet; the next run extracts them all", () => {
+  it("exits 0, finishes one batch, logs one line saying where it stopped; each later run gets further and they end with the rules of one run", () => {
     const { project, transcript } = tempProject();
+    withRuleTurns(transcript, BATCH_UTTERANCES + 40);
     const size = statSync(transcript).size;
     const r = runHook(event, payload(p, transcript, project), SPENT);
     expect(r.code).toBe(0);
     expect(looksLikeJson(r.stdout)).toBe(false);
-    const line = `stopped at the 0 s deadline: 0 bytes of ${(size / 1024).toFixed(1)} KiB of the transcript done (0%); the next run continues at byte 0`;
-    expect(lines(r.stderr)).toEqual([`triage hook ${event}: ${line}`]);
+    const stop = /^stopped at the 0 s deadline: .* of (\d+\.\d) KiB of the transcript done \(\d+%\); the next run continues at byte (\d+)$/;
+    expect(lines(r.stderr)).toEqual([expect.stringMatching(new RegExp(`^triage hook ${event}: ${stop.source.slice(1)}`))]);
+    const line = (lines(r.stderr)[0] as string).slice(`triage hook ${event}: `.length);
+    expect(line.match(stop)?.[1]).toBe((size / 1024).toFixed(1));
     const log = lines(readFileSync(join(rulesDirOf(project), ".state", "hook.log"), "utf8"));
     expect(log).toHaveLength(1);
     expect(log[0]).toMatch(new RegExp(`^\\S+ ${event} session=\\S+ \\d+ms warning: ${line.replace(/[().%]/g, "\\$&")}$`));
-    expect(mdFiles(project)).toEqual([]);
-
-    const next = runHook(event, payload(p, transcript, project));
-    expect(next).toMatchObject({ code: 0, stderr: "" });
-    const control = tempProject();
-    runHook(event, payload(p, control.transcript, control.project));
+    // A zero budget still consolidates the first batch of user messages and writes its rules.
     expect(mdFiles(project).length).toBeGreaterThan(0);
+    let at = Number(line.match(stop)?.[2]);
+    expect(at).toBeGreaterThan(0);
+
+    // Every later run with no budget stops further on, until one reaches the end (the rest fits in one batch).
+    let runs = 1;
+    for (;;) {
+      const next = runHook(event, payload(p, transcript, project), SPENT);
+      expect(next.code).toBe(0);
+      runs++;
+      if (next.stderr === "") break;
+      const m = (lines(next.stderr)[0] as string).match(new RegExp(stop.source.slice(1)));
+      expect(Number(m?.[2])).toBeGreaterThan(at);
+      at = Number(m?.[2]);
+      expect(runs).toBeLessThan(4);
+    }
+    const control = tempProject();
+    withRuleTurns(control.transcript, BATCH_UTTERANCES + 40);
+    runHook(event, payload(p, control.transcript, control.project));
     expect(rulesBytes(project)).toEqual(rulesBytes(control.project));
   });
 });
@@ -67,15 +91,19 @@ describe("pre-compact stopped at its deadline in a project with rules", () => {
     appendFileSync(t, userLine("Never push to main.", 0));
     const pay = JSON.stringify({ session_id: "s-deadline", transcript_path: t, cwd: project, hook_event_name: "PreCompact", trigger: "auto" });
     expect(runHook("pre-compact", pay).stdout).toMatch(/^Knowledge Triage: 1 rule is pinned for this project \(1 stated in this session\)/);
+    // More new user turns than one batch: the run with no budget finishes the first batch, then stops.
+    const turns = distinctRules(BATCH_UTTERANCES + 10).map((r, i) => userLine(r, 1 + i));
     const before = statSync(t).size;
-    appendFileSync(t, userLine("Always sign release tags.", 1));
+    appendFileSync(t, turns.join(""));
     const r = runHook("pre-compact", pay, SPENT);
     expect(r.code).toBe(0);
-    expect(lines(r.stderr)).toEqual([expect.stringMatching(new RegExp(`^triage hook pre-compact: stopped at the 0 s deadline: .* the next run continues at byte ${before}$`))]);
-    expect(r.stdout).toMatch(/^Knowledge Triage: 1 rule is pinned for this project/);
+    const at = before + Buffer.byteLength(turns.slice(0, BATCH_UTTERANCES).join(""));
+    expect(lines(r.stderr)).toEqual([expect.stringMatching(new RegExp(`^triage hook pre-compact: stopped at the 0 s deadline: .* the next run continues at byte ${at}$`))]);
+    const done = 1 + BATCH_UTTERANCES;
+    expect(r.stdout).toMatch(new RegExp(`^Knowledge Triage: ${done} rules are pinned for this project \\(${done} stated in this session\\)`));
     const next = runHook("pre-compact", pay);
     expect(next).toMatchObject({ code: 0, stderr: "" });
-    expect(next.stdout).toMatch(/^Knowledge Triage: 2 rules are pinned for this project \(2 stated in this session\)/);
+    expect(next.stdout).toMatch(new RegExp(`^Knowledge Triage: ${done + 10} rules are pinned for this project \\(${done + 10} stated in this session\\)`));
   });
 });
 

@@ -1,9 +1,11 @@
 /**
  * The extraction deadline (scripts/memory/deadline.ts, extract-run.ts): a run whose budget is spent stops at a
  * safe point, writes the rules of the part it finished, and moves its cursor only to the end of that part; the
- * next run continues there, and the runs together write the same bytes as one run without a deadline. Time is
- * injected: each test's clock counts statements consolidated, or the deadline checks themselves, so a stop
- * happens at the same place on every machine (no timing is measured here; speed is in `npm run bench:hooks`).
+ * next run continues there, and the runs together write the same bytes as one run without a deadline. Every
+ * run moves the cursor forward, however small its budget: it finishes the first batch it starts. Time is
+ * injected: each test's clock counts statements consolidated, verdicts judged, or the deadline checks
+ * themselves, so a stop happens at the same place on every machine (no timing is measured here; speed is in
+ * `npm run bench:hooks`).
  */
 import { appendFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import fc from "fast-check";
@@ -12,7 +14,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type Classifier, regexClassifier } from "../../scripts/engine/classify.js";
 import type { ExtractReport } from "../../scripts/memory/api.js";
 import { type Deadline, deadlineAfter, deadlineMessage } from "../../scripts/memory/deadline.js";
-import type { RunTuning } from "../../scripts/memory/extract-run.js";
+import { BATCH_UTTERANCES, type RunTuning } from "../../scripts/memory/extract-run.js";
+import type { Verdict } from "../../scripts/memory/extract.js";
 import { InterruptedError } from "../../scripts/memory/interrupt.js";
 import { loadCursor, loadStore } from "../../scripts/memory/state.js";
 import { ensureBundle, expectOneLineError, triage } from "../cli/helpers.js";
@@ -68,14 +71,32 @@ function state(rulesDir: string): Record<string, string> {
   return s;
 }
 
-/** Run with a fresh deadline from `make` until a run finishes; returns every report (guards against no progress). */
+/** Where a cursor says the next run starts, as [offset, sentences to skip there, scan position]; [0, 0, 0] before the first run. */
+function position(rulesDir: string): [number, number, number] {
+  const c = loadCursor(rulesDir, "session-1");
+  return c ? [c.offset, c.skip ?? 0, c.scan ?? c.offset] : [0, 0, 0];
+}
+
+/** True when cursor position `b` is ahead of `a` (a later offset, or the same one with more done in it). */
+function ahead(b: readonly number[], a: readonly number[]): boolean {
+  for (let i = 0; i < 3; i++) if (b[i] !== a[i]) return (b[i] as number) > (a[i] as number);
+  return false;
+}
+
+/**
+ * Run with a fresh deadline from `make` until a run finishes; returns every report. Every run that stops must
+ * move the cursor forward (no livelock), so a lack of progress fails at once, not after 200 runs.
+ */
 async function untilDone(p: { transcript: string; rulesDir: string }, make: () => { deadline: Deadline; tuning?: RunTuning }, tuning: RunTuning = {}, classifier: Classifier = regexClassifier): Promise<ExtractReport[]> {
   const reports: ExtractReport[] = [];
   for (let i = 0; i < 200; i++) {
+    const before = position(p.rulesDir);
     const { deadline, tuning: t } = make();
     const r = await extractText(p, null, { deadline, classifier }, { ...tuning, ...t });
     reports.push(r);
     if (!r.stoppedAt) return reports;
+    const after = position(p.rulesDir);
+    if (!ahead(after, before)) throw new Error(`no progress: run ${i + 1} stopped at its deadline with the cursor at ${before.join("/")} again`);
   }
   throw new Error("no progress: 200 runs stopped at their deadline");
 }
@@ -150,15 +171,77 @@ describe("a deadline hit mid-transcript", () => {
     expect(state(p.rulesDir)).toEqual(state(full.rulesDir));
   });
 
-  it("a run stopped before its first statement in a fresh project still saves its cursor (and no rule file)", async () => {
+  it("a run with no budget at all still finishes the first batch it starts, so a short session is done in one run", async () => {
     const p = tempProject();
     writeFileSync(p.transcript, jsonl([assistant("hello"), user("Never push to main."), assistant("ok")]));
     const r = await extractText(p, null, { deadline: deadlineAfter(0) });
-    expect(r.stoppedAt).toEqual({ offset: 0, size: expect.any(Number) });
+    expect(r.stoppedAt).toBeUndefined();
+    expect(r.added).toBe(1);
+    expect(activeRules(p.rulesDir)).toEqual(["Never push to main."]);
+  });
+
+  it("a run stopped before its first statement (only assistant lines read) in a fresh project still saves its cursor past them (and no rule file)", async () => {
+    const p = tempProject();
+    const replies = Array.from({ length: 30 }, (_, i) => assistant(`Reply ${i}: done, the build is green.`));
+    const body = jsonl([...replies, user("Never push to main."), assistant("ok")]);
+    writeFileSync(p.transcript, body);
+    // Chunks of 1 KiB: the deadline is asked again before the second chunk, with only assistant lines read.
+    const r = await extractText(p, null, { deadline: deadlineAfter(0) }, { chunkSize: 1024 });
+    const offset = loadCursor(p.rulesDir, "session-1")?.offset ?? 0;
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThanOrEqual(1024);
+    expect(r.stoppedAt).toEqual({ offset, size: Buffer.byteLength(body) });
     expect(filesUnder(p.rulesDir)).toEqual([".state/rules.json", ".state/sessions/session-1.json"]);
     const next = await extractText(p, null);
     expect(next.added).toBe(1);
     expect(activeRules(p.rulesDir)).toEqual(["Never push to main."]);
+  });
+
+  it("with no budget at all, each run does exactly one batch, and the runs end with the same bytes as one run", async () => {
+    const body = jsonl(ruleTurns(distinctRules(30)));
+    const full = tempProject();
+    await extractText(full, body, { classifier: batchSensitive }, { batch: 4 });
+    const p = tempProject();
+    writeFileSync(p.transcript, body);
+    const reports = await untilDone(p, () => ({ deadline: deadlineAfter(0) }), { batch: 4 }, batchSensitive);
+    // 30 rules in batches of 4: 8 runs, each adding one batch (the last one 2) and stopping before the next.
+    expect(reports.map((r) => r.added)).toEqual([4, 4, 4, 4, 4, 4, 4, 2]);
+    const lines = body.split("\n");
+    expect(reports[0]?.stoppedAt?.offset).toBe(Buffer.byteLength(lines.slice(0, 8).map((l) => `${l}\n`).join("")));
+    expect(state(p.rulesDir)).toEqual(state(full.rulesDir));
+  });
+
+  it("a run resumed inside a batch whose budget goes on re-reading and re-judging that batch still finishes it (no livelock)", async () => {
+    // The shape of the bug: a 4.3 MB transcript of 20,000 rule turns, `--max-seconds 1`, and every run after
+    // the first stopped at the same byte with the same `skip` and added nothing, because re-reading, redacting
+    // and classifying the batch it resumed in used up the whole budget. Here the batches hold 8 utterances.
+    const rules = distinctRules(36);
+    const body = jsonl(ruleTurns(rules));
+    const full = tempProject();
+    await extractText(full, body, { classifier: batchSensitive }, { batch: 8 });
+    const p = tempProject();
+    writeFileSync(p.transcript, body);
+    // The first run stops after 12 statements: the first batch and 4 sentences of the second.
+    const { deadline, tuning } = afterStatements(12);
+    await extractText(p, null, { deadline, classifier: batchSensitive }, { ...tuning, batch: 8 });
+    const lines = body.split("\n");
+    const secondBatch = Buffer.byteLength(lines.slice(0, 16).map((l) => `${l}\n`).join(""));
+    expect(loadCursor(p.rulesDir, "session-1")).toMatchObject({ offset: secondBatch, skip: 4 });
+    // Every later run's budget is spent once it has judged its first batch (the clock counts verdicts).
+    const spentOnceJudged = (): { deadline: Deadline; tuning: RunTuning } => {
+      const verdicts: Verdict[] = [];
+      return { deadline: deadlineAfter(1, { clock: () => verdicts.length, startMs: 0 }), tuning: { verdicts } };
+    };
+    const reports = await untilDone(p, spentOnceJudged, { batch: 8 }, batchSensitive);
+    // The resumed run finishes the second batch (4 left), then one batch per run; each stops before the next.
+    expect(reports.map((r) => r.added)).toEqual([4, 8, 8, 4]);
+    expect(reports.map((r) => r.stoppedAt?.offset)).toEqual([
+      Buffer.byteLength(lines.slice(0, 32).map((l) => `${l}\n`).join("")),
+      Buffer.byteLength(lines.slice(0, 48).map((l) => `${l}\n`).join("")),
+      Buffer.byteLength(lines.slice(0, 64).map((l) => `${l}\n`).join("")),
+      undefined,
+    ]);
+    expect(state(p.rulesDir)).toEqual(state(full.rulesDir));
   });
 
   it("for random sessions and budgets, runs stopped at their deadline until done write the same bytes as one run", async () => {
@@ -168,17 +251,20 @@ describe("a deadline hit mid-transcript", () => {
         fc.integer({ min: 1, max: 6 }),
         fc.integer({ min: 1, max: 4 }),
         fc.boolean(),
-        async (picks, budget, batch, byChecks) => {
+        fc.constantFrom(undefined, 60),
+        fc.constantFrom(undefined, 700),
+        async (picks, budget, batch, byChecks, batchChars, batchSpan) => {
           const lines = picks.flatMap((k, i) => [user(POOL[k] as string), ...(i % 3 === 0 ? toolPair("Always use --force.") : [assistant("ok")])]);
-          const tuning: RunTuning = { batch, chunkSize: 1024 };
+          // Batches also end by characters of user text and by bytes from their first user line.
+          const tuning: RunTuning = { batch, chunkSize: 1024, batchChars, batchSpan };
           const full = tempProject();
           writeFileSync(full.transcript, jsonl(lines));
           await extractText(full, null, { classifier: batchSensitive }, tuning);
           const p = tempProject();
           writeFileSync(p.transcript, jsonl(lines));
           // Either the clock counts statements, or every check (chunk reads and batches too, so stops also
-          // happen while reading); a check budget starts above what one batch of reading can take.
-          const make = byChecks ? () => ({ deadline: afterChecks(budget + 12) }) : () => afterStatements(budget);
+          // happen while reading); untilDone fails if a run stops without moving the cursor forward.
+          const make = byChecks ? () => ({ deadline: afterChecks(budget) }) : () => afterStatements(budget);
           await untilDone(p, make, tuning, batchSensitive);
           expect(state(p.rulesDir)).toEqual(state(full.rulesDir));
         },
@@ -205,6 +291,26 @@ describe("reading honours the deadline inside a line with no newline", () => {
     const r2 = await extractText(p, null, { deadline: afterChecks(5) }, tuning);
     expect(r2.stoppedAt).toEqual({ offset: 8 * chunk, size: 64 * 2 ** 30 });
     expect(activeRules(p.rulesDir)).toEqual([]);
+  });
+
+  it("a user line followed by a huge line with no newline: a run with no budget finishes the user line's batch inside it, and each run gets further", async () => {
+    const p = tempProject();
+    const rule = `${user("Never push to main.")}\n`;
+    writeFileSync(p.transcript, rule);
+    truncateSync(p.transcript, 64 * 2 ** 30);
+    const chunk = 64 * 1024;
+    // A line starting 4 chunks after a batch's first user line ends the batch: once the reader is that far
+    // into the huge line, no later line can join the batch, so it is consolidated and the run stops there.
+    const tuning: RunTuning = { chunkSize: chunk, maxLineBytes: chunk, batchSpan: 4 * chunk };
+    const r1 = await extractText(p, null, { deadline: deadlineAfter(0) }, tuning);
+    expect(r1.added).toBe(1);
+    expect(activeRules(p.rulesDir)).toEqual(["Never push to main."]);
+    expect(r1.stoppedAt).toEqual({ offset: 4 * chunk, size: 64 * 2 ** 30 });
+    expect(loadCursor(p.rulesDir, "session-1")).toMatchObject({ offset: Buffer.byteLength(rule), line: 1, scan: 4 * chunk });
+    // Nothing waits for consolidation now: a run with no budget reads one chunk further into the line and stops.
+    const r2 = await extractText(p, null, { deadline: deadlineAfter(0) }, tuning);
+    expect(r2.stoppedAt).toEqual({ offset: 5 * chunk, size: 64 * 2 ** 30 });
+    expect(loadCursor(p.rulesDir, "session-1")).toMatchObject({ offset: Buffer.byteLength(rule), line: 1, scan: 5 * chunk });
   });
 
   it("after the newline-free line ends, the next run skips it and extracts the rule after it", async () => {
@@ -251,23 +357,27 @@ describe("reading honours the deadline inside a line with no newline", () => {
 describe("triage extract --max-seconds", { timeout: 60_000 }, () => {
   beforeAll(ensureBundle);
 
-  it("stops at the deadline (counted from process start), exits 0 with the stop as a warning, and the next run continues", () => {
+  it("stops at the deadline (counted from process start) after its first batch, exits 0 with the stop as a warning, and the next run continues", () => {
     const p = tempProject();
-    writeFileSync(p.transcript, jsonl([user("Never push to main."), assistant("ok"), user("Always sign release tags.")]));
+    const rules = distinctRules(BATCH_UTTERANCES + 20);
+    const lines = jsonl(ruleTurns(rules)).split("\n");
+    writeFileSync(p.transcript, lines.join("\n"));
     const args = ["extract", p.transcript, "--rules-dir", p.rulesDir, "--model", "/dev/null", "--json"];
-    // 1 ms after process start has passed before the bundle is even loaded: the run stops before the first byte.
+    // 1 ms after process start has passed before the bundle is even loaded: the run finishes its first batch
+    // (every run does, so every run gets further) and stops before the second.
     const r = triage([...args, "--max-seconds", "0.001"], { cwd: p.dir });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as ExtractReport;
-    expect(report.stoppedAt).toEqual({ offset: 0, size: statSync(p.transcript).size });
-    expect(report.added).toBe(0);
-    expect(r.stderr.split("\n")[0]).toMatch(/^triage: stopped at the 1 ms deadline: 0 bytes of \d+ bytes of the transcript done \(0%\); the next run continues at byte 0$/);
-    expect(filesUnder(p.rulesDir).filter((f) => f.endsWith(".md"))).toEqual([]);
+    const batchEnd = Buffer.byteLength(lines.slice(0, 2 * BATCH_UTTERANCES).map((l) => `${l}\n`).join(""));
+    expect(report.stoppedAt).toEqual({ offset: batchEnd, size: statSync(p.transcript).size });
+    expect(report.added).toBe(BATCH_UTTERANCES);
+    expect(r.stderr.split("\n")[0]).toMatch(new RegExp(`^triage: stopped at the 1 ms deadline: .* of the transcript done \\(\\d+%\\); the next run continues at byte ${batchEnd}$`));
+    expect(activeRules(p.rulesDir)).toEqual(rules.slice(0, BATCH_UTTERANCES));
     const next = triage(args, { cwd: p.dir });
     expect(next.code).toBe(0);
-    expect(JSON.parse(next.stdout)).toMatchObject({ added: 2 });
+    expect(JSON.parse(next.stdout)).toMatchObject({ added: 20 });
     expect((JSON.parse(next.stdout) as ExtractReport).stoppedAt).toBeUndefined();
-    expect(activeRules(p.rulesDir)).toEqual(["Never push to main.", "Always sign release tags."]);
+    expect(activeRules(p.rulesDir)).toEqual(rules);
   });
 
   it.each(["0", "-1", "abc", "", "Infinity"])("rejects --max-seconds '%s' with one line, writing nothing", (v) => {
