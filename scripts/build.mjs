@@ -109,9 +109,8 @@ async function loaderPart(entry, name) {
   });
   return result.outputFiles[0].text.trim();
 }
-// __kt_trusted.trustedFolder and __kt_checksum.{checksum64, hashableBuffer}.
-const trustedFolderSource = await loaderPart("scripts/trusted-folder.ts", "__kt_trusted");
-const checksumSource = await loaderPart("scripts/checksum.ts", "__kt_checksum");
+// __kt_parts.{trustedFolder, checksum64, hashableBuffer, startClassifyReadAhead}.
+const loaderPartsSource = await loaderPart("scripts/loader-parts.ts", "__kt_parts");
 
 const main = await bundleProgram(entry);
 const programs = args.length === 0 && !plain ? { classify: await bundleProgram("scripts/classify-main.ts"), main } : { main };
@@ -150,7 +149,7 @@ function withLoader(programs) {
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 const { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
-const { dirname, isAbsolute, join } = require("node:path");
+const { dirname, isAbsolute, join, resolve } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
 const BUILD = ${JSON.stringify(id)};
@@ -236,23 +235,26 @@ const home = absolute(env.HOME || env.USERPROFILE);
 // TRIAGE_CACHE=0 turns off every start-up cache (this code cache and the program's model cache).
 // A cache folder that someone else could write to, or swap (a shared XDG_CACHE_HOME=/tmp, say), could
 // hand this process another user's bytecode: then no cache at all. The rule is trustedFolder, bundled
-// here from scripts/trusted-folder.ts (the loader runs before any program is compiled).
+// here from scripts/trusted-folder.ts with the other parts the loader needs (scripts/loader-parts.ts).
 // Checked again right before each read and after the folder is made at exit (a folder missing at
 // start could be made by someone else meanwhile); reads and writes use the real path.
-${trustedFolderSource}
-const trusted = __kt_trusted.trustedFolder;
+${loaderPartsSource}
+const { trustedFolder: trusted, checksum64, hashableBuffer, startClassifyReadAhead } = __kt_parts;
 const wanted = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
 // A missing folder is made 0700 at exit (and checked then).
 const cacheDir = wanted && (!existsSync(wanted) || trusted(wanted)) ? wanted : null;
 if (debug && wanted && !cacheDir) process.stderr.write("start-up caches: off (" + wanted + " is not a private folder of this user)\\n");
 const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
+const fastClassify = command === "classify" && "classify" in BLOCKS;
+// The model cache file \`triage classify\` will want is read on the thread pool from here on, while
+// this thread reads and compiles the program (scripts/model-cache-read-ahead.ts; same model path as
+// defaultModelPath() in scripts/paths.ts: <bundle folder>/../model/model.json).
+if (fastClassify) startClassifyReadAhead(process.argv.slice(3), cacheDir, BUILD, resolve(dirname(file), "..", "model", "model.json"));
 // V8 release builds skip the code cache's own checksum and would deserialise a damaged file (a crash
 // at every start), so each cache file carries ours: "KTCC", a layout number, then MurmurHash64A of the
-// V8 data after these 16 bytes, computed in place (scripts/checksum.ts, bundled here; node:v8's
+// V8 data after these 16 bytes, computed in place (scripts/checksum.ts; node:v8's
 // --verify-snapshot-checksum flag did the same but loading node:v8 cost ~4 ms of every start).
-${checksumSource}
-const { checksum64, hashableBuffer } = __kt_checksum;
 const CC_MAGIC = 0x4343544b; // "KTCC" read as a little-endian u32
 const CC_LAYOUT = 1;
 // Compile and run one block with its code cache; extra fields go to the program's __kt_loader.
@@ -353,7 +355,7 @@ function run(name, extra) {
   script.runInThisContext()(require, import.meta.url, { build: BUILD, cacheDir, debug, ...extra });
 }
 // \`triage classify\` runs the fast path when the bundle has it (custom builds carry "main" only).
-if (command === "classify" && "classify" in BLOCKS) run("classify", { runFullProgram: () => run("main") });
+if (fastClassify) run("classify", { runFullProgram: () => run("main") });
 else run("main");
 `;
   const parts = blocks.map(([name, code]) => [name, `//@kt-program ${id} ${name}\n${(code.endsWith("\n") ? code.slice(0, -1) : code).split("\n").map((l) => `//${l}`).join("\n")}\n//@kt-end ${id} ${name}\n`]);

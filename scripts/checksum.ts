@@ -127,22 +127,31 @@ interface WasmApi {
 /** Node's global WebAssembly, absent under `node --jitless`. */
 const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
-let compiled: object | null | undefined;
+type HashFn = (p: number, n: number) => bigint;
+/**
+ * State shared by every copy of this module in the process (the loader carries one, each program
+ * another): the compiled module, once, and the hash function of each buffer made by hashableBuffer,
+ * by its memory's ArrayBuffer, so a buffer the loader filled is hashed in place by the program.
+ */
+interface Shared {
+  compiled?: object | null;
+  hashers: WeakMap<ArrayBuffer, HashFn>;
+}
+const slot = Symbol.for("knowledge-triage.checksum");
+const shared: Shared = ((globalThis as Record<symbol, Shared | undefined>)[slot] ??= { hashers: new WeakMap() });
+const hashers = shared.hashers;
+
 /** The compiled module, or null where WebAssembly is unavailable (node --jitless) or refuses it. */
 function hashModule(): object | null {
-  if (compiled === undefined) {
+  if (shared.compiled === undefined) {
     try {
-      compiled = wasm ? new wasm.Module(WASM) : null;
+      shared.compiled = wasm ? new wasm.Module(WASM) : null;
     } catch {
-      compiled = null;
+      shared.compiled = null;
     }
   }
-  return compiled;
+  return shared.compiled;
 }
-
-type HashFn = (p: number, n: number) => bigint;
-/** The hash function of each buffer made by hashableBuffer, by its memory's ArrayBuffer. */
-const hashers = new WeakMap<ArrayBuffer, HashFn>();
 
 /**
  * A zero-filled buffer of `size` bytes (0 to 64 MiB) that checksum64 hashes where it lies (it is

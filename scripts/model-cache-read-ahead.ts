@@ -11,9 +11,20 @@ import { close, closeSync, constants, fstatSync, openSync, read, statSync } from
 import { basename, join } from "node:path";
 import { hashableBuffer } from "./checksum.js";
 import { MODEL_CACHE_MAX_BYTES as MAX_BYTES, modelCacheKey, modelCacheName } from "./model-cache-name.js";
-import { trustedFolder } from "./paths.js";
+import { isOff } from "./runtime.js";
+import { trustedFolder } from "./trusted-folder.js";
 
-let ahead: { file: string; bytes?: Buffer; done: Promise<void> } | undefined;
+interface ReadAhead {
+  file: string;
+  bytes?: Buffer;
+  done: Promise<void>;
+}
+/**
+ * The read-ahead of this process, shared by every copy of this module: the bundle's loader starts it
+ * (before it even reads the program) and the program's copy takes the bytes.
+ */
+const slot = Symbol.for("knowledge-triage.model-read-ahead");
+const shared = globalThis as Record<symbol, ReadAhead | undefined>;
 
 /**
  * Start reading the cache file of the model at `modelPath` for program build `build` from cache
@@ -22,7 +33,7 @@ let ahead: { file: string; bytes?: Buffer; done: Promise<void> } | undefined;
  * its place is read). Never throws; does nothing when started twice.
  */
 export function startModelCacheReadAhead(modelPath: string, dir: string, build: string): void {
-  if (ahead) return;
+  if (shared[slot]) return;
   const real = trustedFolder(dir);
   if (!real) return;
   let file: string;
@@ -64,12 +75,27 @@ export function startModelCacheReadAhead(modelPath: string, dir: string, build: 
     };
     next(0);
   });
-  ahead = entry;
+  shared[slot] = entry;
+}
+
+/**
+ * Start the read-ahead `triage classify` with these arguments (those after the command) will use: the
+ * bundled model at `modelPath`, with the start-up caches on (`cacheDir` given), TRIAGE_MODEL_CACHE not
+ * off and no --model option (an explicit model is read when it is used). The bundle's loader calls it
+ * before reading the program, the fast path's first module again (a no-op then). Never throws.
+ */
+export function startClassifyReadAhead(args: readonly string[], cacheDir: string | null | undefined, build: string, modelPath: string): void {
+  if (cacheDir && classifyUsesModelCache(args, process.env.TRIAGE_MODEL_CACHE)) startModelCacheReadAhead(modelPath, cacheDir, build);
+}
+
+/** True when `triage classify` with these arguments (after the command) uses the bundled model's cache: no --model option, and TRIAGE_MODEL_CACHE (its value given) not off. */
+export function classifyUsesModelCache(args: readonly string[], modelCacheSwitch: string | undefined): boolean {
+  return !isOff(modelCacheSwitch) && !args.some((a) => a.startsWith("--model"));
 }
 
 /** Resolves once a started read-ahead has finished (at once when none was started). */
 export function modelCacheReadAheadDone(): Promise<void> {
-  return ahead?.done ?? Promise.resolve();
+  return shared[slot]?.done ?? Promise.resolve();
 }
 
 /**
@@ -77,6 +103,7 @@ export function modelCacheReadAheadDone(): Promise<void> {
  * undefined (the caller reads the file itself).
  */
 export function takeReadAhead(file: string): Buffer | undefined {
+  const ahead = shared[slot];
   if (!ahead || ahead.file !== file || !ahead.bytes) return undefined;
   const bytes = ahead.bytes;
   ahead.bytes = undefined;

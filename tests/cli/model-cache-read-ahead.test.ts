@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { prepareModel } from "../../scripts/engine/model.js";
 import { encodeModelCache } from "../../scripts/model-cache.js";
 import { modelCacheKey, modelCacheName } from "../../scripts/model-cache-name.js";
-import { modelCacheReadAheadDone, startModelCacheReadAhead, takeReadAhead } from "../../scripts/model-cache-read-ahead.js";
+import { classifyUsesModelCache, modelCacheReadAheadDone, startModelCacheReadAhead, takeReadAhead } from "../../scripts/model-cache-read-ahead.js";
 import { readModel } from "../../scripts/model-file.js";
 import { bundledModel, removeTempDirs, tempDir } from "./helpers.js";
 
@@ -28,5 +28,13 @@ describe("model cache read-ahead", () => {
     const bytes = takeReadAhead(file);
     expect(bytes?.equals(readFileSync(file))).toBe(true);
     expect(takeReadAhead(file)).toBeUndefined(); // handed out once
+  });
+
+  it("is wanted for classify only with the bundled model and the model cache switch on", () => {
+    expect(classifyUsesModelCache(["examples/CLAUDE.md"], undefined)).toBe(true);
+    expect(classifyUsesModelCache(["a.md", "--json"], "1")).toBe(true);
+    expect(classifyUsesModelCache(["a.md", "--model", "m.json"], undefined)).toBe(false);
+    expect(classifyUsesModelCache(["--model=m.json", "a.md"], undefined)).toBe(false);
+    for (const off of ["0", "false", "NO", "off"]) expect(classifyUsesModelCache(["a.md"], off)).toBe(false);
   });
 });
