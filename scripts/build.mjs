@@ -167,6 +167,7 @@ if (stamp.size < Math.min(...Object.values(BLOCKS).map((b) => b[0]))) {
 }
 const ROOM = 64; // bytes read before a mark line: room for the wrapper's head
 let whole;
+let wholeDamaged;
 // The bytes of one block: read alone at its recorded place, or, when the file is not as built (a
 // CRLF copy, an edit), found in the whole file; { damaged: why } when the file lacks a block or an
 // end line.
@@ -186,13 +187,18 @@ function blockBytes(name) {
       if (n === buf.length && buf.indexOf(MARK + name + "\\n", ROOM - 1) === ROOM) return { buf, at: ROOM, end: buf.length };
     } catch {}
   }
-  whole ??= readFileSync(file);
-  // A file not as built must still hold every block whole (each one's end line), or it is damaged
-  // for every command alike (the fast path then reports what the CLI would).
-  for (const n of Object.keys(BLOCKS)) {
-    if (whole.indexOf(MARK + n) < 0) return { damaged: n + " program block is missing" };
-    if (whole.indexOf("//@kt-end " + BUILD + " " + n) < 0) return { damaged: n + " program block is cut short" };
+  if (whole === undefined) {
+    whole = readFileSync(file);
+    // A file not as built must still hold every block whole (each one's end line, ended by a line
+    // feed), or it is damaged for every command alike (the fast path then reports what the CLI
+    // would). Checked once, before any block is put together in place over its own mark line.
+    for (const n of Object.keys(BLOCKS)) {
+      const endLine = whole.indexOf("//@kt-end " + BUILD + " " + n);
+      if (whole.indexOf(MARK + n) < 0) wholeDamaged ??= n + " program block is missing";
+      else if (endLine < 0 || whole.indexOf(10, endLine) < 0) wholeDamaged ??= n + " program block is cut short";
+    }
   }
+  if (wholeDamaged) return { damaged: wholeDamaged };
   const mark = whole.indexOf(MARK + name);
   const next = whole.indexOf("\\n" + MARK, mark);
   return { buf: whole, at: mark, end: next < 0 ? whole.length : next + 1 };
@@ -239,12 +245,13 @@ const home = absolute(env.HOME || env.USERPROFILE);
 // Checked again right before each read and after the folder is made at exit (a folder missing at
 // start could be made by someone else meanwhile); reads and writes use the real path.
 ${loaderPartsSource}
-const { trustedFolder: trusted, checksum64, hashableBuffer, startClassifyReadAhead } = __kt_parts;
+const { trustedFolder: trusted, checksum64, checksumAvailable, hashableBuffer, startClassifyReadAhead } = __kt_parts;
 const wanted = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
 // A missing folder is made 0700 at exit (and checked then).
 const cacheDir = wanted && (!existsSync(wanted) || trusted(wanted)) ? wanted : null;
 if (debug && wanted && !cacheDir) process.stderr.write("start-up caches: off (" + wanted + " is not a private folder of this user)\\n");
-const dir = no(env.TRIAGE_CODE_CACHE) ? null : cacheDir;
+// Without WebAssembly for the checksum (node --jitless, an address-space limit) there is no code cache.
+const dir = no(env.TRIAGE_CODE_CACHE) || !cacheDir || !checksumAvailable() ? null : cacheDir;
 const command = /^[a-z][a-z-]{0,15}$/.test(process.argv[2] ?? "") ? process.argv[2] : "main";
 const fastClassify = command === "classify" && "classify" in BLOCKS;
 // The model cache file \`triage classify\` will want is read on the thread pool from here on, while
@@ -264,7 +271,17 @@ function run(name, extra) {
     process.stderr.write("triage: " + file + " is damaged: its " + code.damaged + " (run npm run build, or clone again)\\n");
     process.exit(1);
   }
-  const suffix = "-" + process.version + "-" + process.arch + "-" + name + "-" + command + ".v8cache";
+  // Node and V8 flags (node --expose-gc ..., NODE_OPTIONS) enter V8's flag hash, which a cache must
+  // match: each flag set gets its own file (FNV-1a of the flags), so callers with different flags
+  // (a hook and a shell, say) do not reject and rewrite each other's cache at every run.
+  const flags = process.execArgv.join("\\n") + "\\n" + (env.NODE_OPTIONS ?? "");
+  let flagTag = "";
+  if (flags.trim() !== "") {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
+    flagTag = "-f" + (h >>> 0).toString(16).padStart(8, "0");
+  }
+  const suffix = "-" + process.version + "-" + process.arch + "-" + name + "-" + command + flagTag + ".v8cache";
   // The build hash names the programs; the bundle's size, modification and change times catch a
   // bundle edited after the build (V8 itself only compares the source length; tools can reset the
   // modification time, not the change time).

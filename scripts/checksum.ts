@@ -1,8 +1,8 @@
 /**
  * The start-up caches' integrity check: MurmurHash64A (Austin Appleby, SMHasher, public domain; seed
  * 0) of a byte range, computed by a 245-byte WebAssembly function (the bytes below, listed
- * instruction by instruction) over bytes read straight into its linear memory. Imports nothing: the
- * bundle's loader (scripts/build.mjs, withLoader) carries this module too, because it must check the
+ * instruction by instruction) over bytes read straight into its linear memory. Imports only node:fs:
+ * the bundle's loader (scripts/build.mjs, withLoader) carries this module too, because it must check the
  * code cache before any program is compiled.
  *
  * Why not a library: the checksum used to be node:zlib's crc32 for the model cache and V8's own
@@ -14,6 +14,8 @@
  * folders are trusted by trustedFolder. tests/cli/checksum.test.ts checks it against a BigInt
  * implementation of the published algorithm for every length and alignment.
  */
+
+import { readFileSync } from "node:fs";
 
 /* The function h(p: i32, n: i32) -> i64 over memory[p, p + n) (memory imported as m.mem):
  *   h = n * m                                   (m = 0xc6a4a7935bd1e995, r = 47)
@@ -135,22 +137,49 @@ type HashFn = (p: number, n: number) => bigint;
  */
 interface Shared {
   compiled?: object | null;
+  /** Set when a memory could not be reserved: not tried again (each failed try costs 15-90 ms). */
+  refused?: boolean;
   hashers: WeakMap<ArrayBuffer, HashFn>;
 }
 const slot = Symbol.for("knowledge-triage.checksum");
 const shared: Shared = ((globalThis as Record<symbol, Shared | undefined>)[slot] ??= { hashers: new WeakMap() });
 const hashers = shared.hashers;
 
+/**
+ * V8 reserves ~10 GiB of address space for each WebAssembly memory (guard regions for its bounds
+ * checks), so under an address-space limit (`ulimit -v`) every reservation fails, after garbage
+ * collections that cost 15-90 ms each. Linux states the limit in /proc/self/limits: below 64 GiB the
+ * module is not even compiled (no start-up cache, at no cost). Elsewhere the first failure is
+ * remembered. Source of the 10 GiB: V8's wasm::kFullGuardSize on 64-bit hosts.
+ */
+function addressSpaceLimited(): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    const line = readFileSync("/proc/self/limits", "latin1").match(/^Max address space\s+(\S+)/m);
+    return line !== null && line[1] !== "unlimited" && Number(line[1]) < 64 * 1024 ** 3;
+  } catch {
+    return false;
+  }
+}
+
 /** The compiled module, or null where WebAssembly is unavailable (node --jitless) or refuses it. */
 function hashModule(): object | null {
   if (shared.compiled === undefined) {
     try {
-      shared.compiled = wasm ? new wasm.Module(WASM) : null;
+      shared.compiled = wasm && !addressSpaceLimited() ? new wasm.Module(WASM) : null;
     } catch {
       shared.compiled = null;
     }
   }
   return shared.compiled;
+}
+
+/**
+ * True when checksum64 can work in this process (WebAssembly present, its module compiled, no memory
+ * refused so far). The caches are neither read nor written without it. Never throws.
+ */
+export function checksumAvailable(): boolean {
+  return hashModule() !== null && !shared.refused;
 }
 
 /**
@@ -160,13 +189,14 @@ function hashModule(): object | null {
  */
 export function hashableBuffer(size: number): Buffer | undefined {
   const mod = hashModule();
-  if (!wasm || !mod || !Number.isInteger(size) || size < 0 || size > 64 * 1024 * 1024) return undefined;
+  if (!wasm || !mod || shared.refused || !Number.isInteger(size) || size < 0 || size > 64 * 1024 * 1024) return undefined;
   try {
     const mem = new wasm.Memory({ initial: Math.max(1, Math.ceil(size / 65536)) });
     const instance = new wasm.Instance(mod, { m: { mem } });
     hashers.set(mem.buffer, instance.exports.h as HashFn);
     return Buffer.from(mem.buffer, 0, size);
   } catch {
+    shared.refused = true;
     return undefined;
   }
 }

@@ -6,6 +6,6 @@
  * programs carry their own copies of these modules; the checksum's compiled module and buffers and
  * the read-ahead are shared between the copies (through Symbol.for slots on globalThis).
  */
-export { checksum64, hashableBuffer } from "./checksum.js";
+export { checksum64, checksumAvailable, hashableBuffer } from "./checksum.js";
 export { startClassifyReadAhead } from "./model-cache-read-ahead.js";
 export { trustedFolder } from "./trusted-folder.js";

@@ -4,6 +4,7 @@
  * the same training run gives byte-identical files.
  */
 import { isAscii } from "node:buffer";
+import { checksumAvailable } from "./checksum.js";
 import type { Classifier } from "./engine/classify.js";
 import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelBytes, type ModelFile, type PreparedModel, prepareModel, preparedClassifier } from "./engine/model.js";
 import { cachedPreparedModel } from "./model-cache.js";
@@ -79,8 +80,9 @@ export function loadModelClassifier(path: string): Classifier {
   const info = loaderInfo();
   const dir = info?.cacheDir && !isOff(process.env.TRIAGE_MODEL_CACHE) ? info.cacheDir : null;
   const report = info?.debug ? (status: string, file: string) => process.stderr.write(`model cache: ${status} ${file}\n`) : undefined;
-  if (info && dir) return preparedClassifier(cachedPreparedModel(path, dir, info.build, load, report));
-  if (info?.debug) process.stderr.write("model cache: off\n");
+  // The cache is checked with checksum64: without WebAssembly (node --jitless, an address-space limit) it is off.
+  if (info && dir && checksumAvailable()) return preparedClassifier(cachedPreparedModel(path, dir, info.build, load, report));
+  if (info?.debug) process.stderr.write(`model cache: off${dir ? " (no WebAssembly for its checksum)" : ""}\n`);
   return preparedClassifier(load());
 }
 

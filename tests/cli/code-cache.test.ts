@@ -4,12 +4,12 @@
  * The cache must only ever change speed: same output with and without it, with a corrupt cache file,
  * and nothing written on failure or when it is turned off.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { checksum64 } from "../../scripts/checksum.js";
-import { bundle, bundledModel, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
+import { bundle, bundledModel, childEnv, ensureBundle, removeTempDirs, repo, tempDir, triage } from "./helpers.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 beforeAll(() => ensureBundle(), 180_000);
@@ -201,6 +201,9 @@ describe("code cache of the bundle", () => {
       // Cut in the CLI's block: the classify fast path does not run a bundle the CLI would refuse.
       [300_000, ["classify", "examples/CLAUDE.md"], /^triage: .* is damaged: its main program block is cut short/],
       [readFileSync(bundle).length - 100, ["--version"], /^triage: .* is damaged: its main program block is cut short/],
+      // Only the last line feed gone: the fast path refuses it like the CLI, and names the same block.
+      [readFileSync(bundle).length - 1, ["classify", "examples/CLAUDE.md"], /^triage: .* is damaged: its main program block is cut short/],
+      [readFileSync(bundle).length - 1, ["classify", "--model=/dev/null", "examples/CLAUDE.md"], /^triage: .* is damaged: its main program block is cut short/],
       [afterCheck, ["--version"], /^triage: .* is damaged: it is cut short/],
     ] as const) {
       writeFileSync(copy, readFileSync(bundle).subarray(0, at));
@@ -209,6 +212,48 @@ describe("code cache of the bundle", () => {
       expect(r.stderr).toMatch(message);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
     }
+  });
+
+  it("a bundle not as built still hands arguments the fast path does not take to the CLI (blocks are searched once, before either is put together)", () => {
+    const copy = bundleCopyPath();
+    writeFileSync(copy, readFileSync(bundle, "latin1").replace(/\n/g, "\r\n"), "latin1"); // a CRLF copy: other block offsets
+    const argv = ["classify", "--model=/dev/null", "examples/CLAUDE.md"];
+    const r = triage(argv, { bin: copy, env: { TRIAGE_CACHE: "0" } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(triage(argv, { env: { TRIAGE_CACHE: "0" } }).stdout);
+  });
+
+  it("without WebAssembly for the checksum (node --jitless, or an address-space limit) no cache is read or written, and the output is the same", () => {
+    const dir = join(tempDir("kt-cc-"), "cache");
+    const ref = run({ TRIAGE_CACHE_DIR: dir }); // a first run writes both caches
+    const before = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))] as const);
+    const env = childEnv({ TRIAGE_CACHE_DIR: dir, TRIAGE_CACHE_DEBUG: "1" });
+    const runs = [
+      spawnSync(process.execPath, ["--jitless", bundle, ...args], { cwd: repo, env, encoding: "utf8" }),
+      // 3 GB of address space: enough for Node, not for the ~10 GiB V8 reserves per WebAssembly memory.
+      spawnSync("bash", ["-c", 'ulimit -v 3000000 && exec "$0" "$@"', process.execPath, bundle, ...args], { cwd: repo, env, encoding: "utf8" }),
+    ];
+    for (const r of runs) {
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toBe(ref.stdout);
+      expect(r.stderr).toMatch(/^code cache: off$/m);
+      expect(r.stderr).toMatch(/^model cache: off \(no WebAssembly for its checksum\)$/m);
+    }
+    for (const [n, bytes] of before) expect(readFileSync(join(dir, n)).equals(bytes), n).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(before.map(([n]) => n).sort());
+  });
+
+  it("each set of Node flags keeps its own cache (here NODE_OPTIONS), so callers with different flags both hit", () => {
+    const dir = join(tempDir("kt-cc-"), "cache");
+    const plain = { TRIAGE_CACHE_DIR: dir };
+    const flagged = { TRIAGE_CACHE_DIR: dir, NODE_OPTIONS: "--expose-gc" };
+    expect(status(run(plain).stderr)).toBe("miss");
+    expect(status(run(flagged).stderr)).toBe("miss");
+    for (let i = 0; i < 2; i++) {
+      expect(status(run(plain).stderr)).toBe("hit");
+      expect(status(run(flagged).stderr)).toBe("hit");
+    }
+    expect(codeCaches(dir)).toHaveLength(2);
   });
 
   it("nothing is written for a failing command, with TRIAGE_CACHE=0, or when the folder cannot be made", () => {
