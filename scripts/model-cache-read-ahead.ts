@@ -9,7 +9,7 @@
  */
 import { close, closeSync, constants, fstatSync, openSync, read, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { hashableBuffer } from "./checksum.js";
+import { checksumAvailable, hashableBuffer } from "./checksum.js";
 import { MODEL_CACHE_MAX_BYTES as MAX_BYTES, modelCacheKey, modelCacheName } from "./model-cache-name.js";
 import { isOff } from "./runtime.js";
 import { trustedFolder } from "./trusted-folder.js";
@@ -80,12 +80,13 @@ export function startModelCacheReadAhead(modelPath: string, dir: string, build: 
 
 /**
  * Start the read-ahead `triage classify` with these arguments (those after the command) will use: the
- * bundled model at `modelPath`, with the start-up caches on (`cacheDir` given), TRIAGE_MODEL_CACHE not
- * off and no --model option (an explicit model is read when it is used). The bundle's loader calls it
+ * bundled model at `modelPath`, with the start-up caches on (`cacheDir` given) and checkable
+ * (checksumAvailable), TRIAGE_MODEL_CACHE not off and no --model option (an explicit model is read
+ * when it is used). The bundle's loader calls it
  * before reading the program, the fast path's first module again (a no-op then). Never throws.
  */
 export function startClassifyReadAhead(args: readonly string[], cacheDir: string | null | undefined, build: string, modelPath: string): void {
-  if (cacheDir && classifyUsesModelCache(args, process.env.TRIAGE_MODEL_CACHE)) startModelCacheReadAhead(modelPath, cacheDir, build);
+  if (cacheDir && classifyUsesModelCache(args, process.env.TRIAGE_MODEL_CACHE) && checksumAvailable()) startModelCacheReadAhead(modelPath, cacheDir, build);
 }
 
 /** True when `triage classify` with these arguments (after the command) uses the bundled model's cache: no --model option, and TRIAGE_MODEL_CACHE (its value given) not off. */
