@@ -61,7 +61,7 @@ export function startModelCacheReadAhead(modelPath: string, dir: string, build: 
     closeSync(fd);
     return;
   }
-  const entry: { file: string; bytes?: Buffer; done: Promise<void> } = { file, done: Promise.resolve() };
+  const entry: ReadAhead = { file, done: Promise.resolve() };
   entry.done = new Promise<void>((settle) => {
     // Straight into hashable memory: decodeModelCache checks it in place (scripts/checksum.ts).
     const buf = hashableBuffer(size) ?? Buffer.allocUnsafe(size);

@@ -317,11 +317,7 @@ export function tfidfVector(feats: readonly number[], index: TermIndex, into?: S
 export function tfidfDot(index: TermIndex, w: Int8Array): (feats: Int32Array, count: number, acc: Float64Array) => number {
   const nTerms = index.scale.length;
   if (w.length !== nTerms * 5) throw new Error("tfidfDot: weights must be term-major with 5 classes");
-  const { scale, table } = index;
-  // termOf inlined (with the table, its shift and mask hoisted): a cold start runs this loop ~19,000
-  // times for examples/CLAUDE.md in the interpreter, where a call per feature id costs more than the probe.
-  const shift = 32 - index.bits;
-  const mask = (1 << index.bits) - 1;
+  const { scale } = index;
   const stamp = new Int32Array(nTerms);
   const slot = new Int32Array(nTerms);
   let terms = new Int32Array(256);
@@ -338,15 +334,8 @@ export function tfidfDot(index: TermIndex, w: Int8Array): (feats: Int32Array, co
     }
     let n = 0;
     for (let t = 0; t < count; t++) {
-      const id = feats[t] as number;
-      let h = Math.imul(id, 0x9e3779b1) >>> shift;
-      let key = table[2 * h] as number;
-      while (key !== id && key !== -1) {
-        h = (h + 1) & mask;
-        key = table[2 * h] as number;
-      }
-      if (key === -1) continue;
-      const j = table[2 * h + 1] as number;
+      const j = termOf(index, feats[t] as number);
+      if (j < 0) continue;
       if (stamp[j] !== gen) {
         stamp[j] = gen;
         slot[j] = n;
