@@ -148,7 +148,7 @@ function withLoader(programs) {
 // The programs are the commented blocks at the end of this file; see withLoader() in scripts/build.mjs.
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-const { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
+const { closeSync, existsSync, openSync, readFileSync, readSync, statSync } = require("node:fs");
 const { dirname, isAbsolute, join, resolve } = require("node:path");
 const { fileURLToPath } = require("node:url");
 const vm = require("node:vm");
@@ -245,7 +245,7 @@ const home = absolute(env.HOME || env.USERPROFILE);
 // Checked again right before each read and after the folder is made at exit (a folder missing at
 // start could be made by someone else meanwhile); reads and writes use the real path.
 ${loaderPartsSource}
-const { trustedFolder: trusted, checksum64, checksumAvailable, hashableBuffer, startClassifyReadAhead } = __kt_parts;
+const { trustedFolder: trusted, checksumAvailable, readCodeCache, storeCodeCache, startClassifyReadAhead } = __kt_parts;
 const wanted = no(env.TRIAGE_CACHE) ? null : absolute(env.TRIAGE_CACHE_DIR) ?? (absolute(env.XDG_CACHE_HOME) ? join(env.XDG_CACHE_HOME, "knowledge-triage") : home ? join(home, ".cache", "knowledge-triage") : null);
 // A missing folder is made 0700 at exit (and checked then).
 const cacheDir = wanted && (!existsSync(wanted) || trusted(wanted)) ? wanted : null;
@@ -258,12 +258,6 @@ const fastClassify = command === "classify" && "classify" in BLOCKS;
 // this thread reads and compiles the program (scripts/model-cache-read-ahead.ts; same model path as
 // defaultModelPath() in scripts/paths.ts: <bundle folder>/../model/model.json).
 if (fastClassify) startClassifyReadAhead(process.argv.slice(3), cacheDir, BUILD, resolve(dirname(file), "..", "model", "model.json"));
-// V8 release builds skip the code cache's own checksum and would deserialise a damaged file (a crash
-// at every start), so each cache file carries ours: "KTCC", a layout number, then MurmurHash64A of the
-// V8 data after these 16 bytes, computed in place (scripts/checksum.ts; node:v8's
-// --verify-snapshot-checksum flag did the same but loading node:v8 cost ~4 ms of every start).
-const CC_MAGIC = 0x4343544b; // "KTCC" read as a little-endian u32
-const CC_LAYOUT = 1;
 // Compile and run one block with its code cache; extra fields go to the program's __kt_loader.
 function run(name, extra) {
   const code = source(name);
@@ -287,27 +281,10 @@ function run(name, extra) {
   // modification time, not the change time).
   const cacheName = BUILD + "-" + stamp.size + "-" + Math.floor(stamp.mtimeMs) + "-" + Math.floor(stamp.ctimeMs) + suffix;
   const cacheFile = dir && join(dir, cacheName);
-  let cachedData;
-  let damagedCache = false;
+  // Read only from a folder trusted right now, through its real path; checked with our checksum
+  // (scripts/code-cache.ts: V8 release builds would deserialise a damaged file).
   const readFrom = cacheFile && trusted(dir);
-  if (readFrom) {
-    try {
-      // Only a regular file of sane size (a symlink to /dev/zero or a FIFO would never end).
-      // Non-blocking, then checked by descriptor: a FIFO put in its place is never waited on.
-      const fd = openSync(join(readFrom, cacheName), constants.O_RDONLY | constants.O_NONBLOCK);
-      try {
-        const st = fstatSync(fd);
-        const buf = st.isFile() && st.size > 16 && st.size < 64 * 1024 * 1024 ? hashableBuffer(st.size) : undefined;
-        if (buf && readSync(fd, buf, 0, buf.length, 0) === buf.length && buf.readUInt32LE(0) === CC_MAGIC && buf.readUInt32LE(4) === CC_LAYOUT) {
-          const data = buf.subarray(16);
-          if (checksum64(data) === buf.readBigUInt64LE(8)) cachedData = data;
-          else damagedCache = true;
-        } else if (buf) damagedCache = true;
-      } finally {
-        closeSync(fd);
-      }
-    } catch {}
-  }
+  const { data: cachedData, damaged: damagedCache } = readFrom ? readCodeCache(readFrom, cacheName) : { damaged: false };
   let script;
   try {
     script = new vm.Script(code, { filename: file, cachedData });
@@ -323,50 +300,7 @@ function run(name, extra) {
       // in place within the same tick would keep size and both times (the model cache's rule, isRacilyNew).
       const coarse = stamp.mtimeMs % 1000 === 0 && stamp.ctimeMs % 1000 === 0;
       if (code !== 0 || (coarse && Date.now() - Math.max(stamp.mtimeMs, stamp.ctimeMs) < 2000)) return;
-      let tmp;
-      try {
-        // Not mkdirSync's recursive mode, which loops forever under /proc (HOME=/proc): the missing
-        // folders are made one by one from the nearest existing one; any error means no cache.
-        const missing = [];
-        for (let d = dir; !existsSync(d) && missing.length < 16; d = dirname(d)) missing.unshift(d);
-        for (const d of missing) {
-          try {
-            mkdirSync(d, { mode: 0o700 });
-          } catch (e) {
-            if (e.code !== "EEXIST") throw e;
-          }
-        }
-        const real = trusted(dir);
-        if (!real) return;
-        tmp = join(real, cacheName + "." + process.pid + ".tmp");
-        const data = script.createCachedData();
-        const sum = checksum64(data);
-        if (sum === undefined) return;
-        const header = Buffer.alloc(16);
-        header.writeUInt32LE(CC_MAGIC, 0);
-        header.writeUInt32LE(CC_LAYOUT, 4);
-        header.writeBigUInt64LE(sum, 8);
-        writeFileSync(tmp, Buffer.concat([header, data]), { mode: 0o600 });
-        renameSync(tmp, join(real, cacheName));
-        // Caches of this program and command for other builds or copies of the bundle: the newest
-        // three stay (two clones sharing the folder would otherwise delete each other's at every
-        // run); code caches named by an older scheme go.
-        const others = [];
-        for (const n of readdirSync(real)) {
-          if (n === cacheName) continue;
-          if (/^[0-9a-f]{16}-\\d+-\\d+-v[0-9.]+-\\w+-[a-z-]+\\.v8cache$/.test(n)) others.push({ n, t: 0 }); // the scheme before blocks
-          else if (n.endsWith(suffix) && /^[0-9a-f]{16}-\\d+-\\d+-\\d+-v/.test(n)) others.push({ n, t: statSync(join(real, n)).mtimeMs });
-        }
-        for (const o of others.sort((a, b) => b.t - a.t).filter((o, i) => o.t === 0 || i >= 3)) {
-          try {
-            unlinkSync(join(real, o.n));
-          } catch {}
-        }
-      } catch {
-        try {
-          if (tmp) unlinkSync(tmp);
-        } catch {}
-      }
+      storeCodeCache(dir, cacheName, suffix, () => script.createCachedData());
     });
   }
   script.runInThisContext()(require, import.meta.url, { build: BUILD, cacheDir, debug, ...extra });

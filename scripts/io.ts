@@ -2,15 +2,18 @@
  * File and stdin I/O at the edge: byte-safe decoding, atomic writes, model loading.
  * The engine never imports this module.
  */
-import { existsSync, renameSync, writeFileSync, writeSync, mkdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, writeSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { UsageError, WriteError } from "./errors.js";
+import { makeDirs, replaceAtomically } from "./fs-primitives.js";
 import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./files.js";
 import { visibleName } from "./terminal.js";
 import { defaultModelPath } from "./paths.js";
 
 /** Re-exported: the class lives with the other error classes in scripts/errors.ts. */
 export { WriteError };
+/** Re-exported: they live in scripts/fs-primitives.ts, which the bundle's loader carries too. */
+export { makeDirs, replaceAtomically };
 
 /** Decoded text of a file or stdin plus warnings (invalid UTF-8, NUL bytes). */
 export interface DecodedInput {
@@ -19,39 +22,6 @@ export interface DecodedInput {
   warnings: string[];
 }
 
-/**
- * Create a folder and its missing parents, like `mkdir -p`; an existing folder is fine. Not
- * fs.mkdirSync's recursive mode: Node 20's loops forever where mkdir answers ENOENT although the
- * parent exists (any path under /proc, e.g. with HOME=/proc). `mode` applies to the folders created.
- * Throws the first error (EACCES, ENOTDIR, ENOENT, ...) as an ErrnoException.
- */
-export function makeDirs(dir: string, mode?: number): void {
-  const missing: string[] = [];
-  let cur = resolve(dir);
-  for (;;) {
-    let st: ReturnType<typeof statSync> | undefined;
-    try {
-      st = statSync(cur);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
-    if (st) {
-      if (st.isDirectory()) break;
-      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${cur}'`), { code: "ENOTDIR", path: cur });
-    }
-    missing.push(cur);
-    const parent = dirname(cur);
-    if (parent === cur) break;
-    cur = parent;
-  }
-  for (const d of missing.reverse()) {
-    try {
-      mkdirSync(d, mode === undefined ? {} : { mode });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
-  }
-}
 
 /**
  * Write text to standard output synchronously, straight to file descriptor 1. Creating
@@ -161,27 +131,6 @@ export function writeFileAtomic(path: string, data: string): void {
   }
 }
 
-let tmpCounter = 0;
-/**
- * Replace `path` with `data` (text as UTF-8, or bytes) atomically: write `<path>.<pid>.<n>.tmp` in
- * the same folder (created with `mode` when given, e.g. 0o600), then rename over the target (readers
- * see the old or the new bytes, never a torn file). On failure the temp file is removed and the raw
- * fs error is rethrown. The one atomic-write primitive of the project.
- */
-export function replaceAtomically(path: string, data: string | Uint8Array, mode?: number): void {
-  const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
-  try {
-    writeFileSync(tmp, data, mode === undefined ? undefined : { mode });
-    renameSync(tmp, path);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing to clean
-    }
-    throw e;
-  }
-}
 
 /** Device + inode of an existing path (symlinks followed), or null when it does not exist. */
 function fileIdentity(path: string): string | null {

@@ -1,11 +1,13 @@
 /**
  * What the bundle's loader (withLoader in scripts/build.mjs) carries from scripts/, bundled into it as
  * the global __kt_parts: it runs before any program is compiled. trustedFolder checks the cache
- * folder, checksum64 and hashableBuffer check the code cache, and startClassifyReadAhead starts
- * reading the model cache for `triage classify` while the loader reads and compiles the program. The
- * programs carry their own copies of these modules; the checksum's compiled module and buffers and
- * the read-ahead are shared between the copies (through Symbol.for slots on globalThis).
+ * folder, readCodeCache and storeCodeCache read and write the code cache, checksumAvailable says
+ * whether they can, and startClassifyReadAhead starts reading the model cache for `triage classify`
+ * while the loader reads and compiles the program. The programs carry their own copies of these
+ * modules; the checksum's compiled module and buffers and the read-ahead are shared between the
+ * copies (through Symbol.for slots on globalThis).
  */
-export { checksum64, checksumAvailable, hashableBuffer } from "./checksum.js";
+export { checksumAvailable } from "./checksum.js";
+export { readCodeCache, storeCodeCache } from "./code-cache.js";
 export { startClassifyReadAhead } from "./model-cache-read-ahead.js";
 export { trustedFolder } from "./trusted-folder.js";
