@@ -10,7 +10,7 @@ import { build } from "esbuild";
 // and that only some commands use. esbuild hoists every `import ... from "node:x"` of the bundle to
 // its top, so `triage classify` would load them all; instead each is replaced by a module whose
 // exports load the built-in on first use (functions are wrapped; the default export is a Proxy).
-const LAZY_BUILTINS = ["crypto", "child_process", "perf_hooks", "os", "fs/promises", "worker_threads", "net", "readline", "zlib", "stream"];
+const LAZY_BUILTINS = ["crypto", "child_process", "perf_hooks", "os", "fs/promises", "worker_threads", "net", "readline", "zlib", "stream", "v8"];
 // Built-ins every command needs, taken with require instead of an ESM import: importing a built-in
 // as ESM makes Node build a facade that reads every export, and fs's lazy getters (promises,
 // ReadStream) then load fs/promises and the stream modules (~15 ms at every start). Their exports

@@ -8,9 +8,12 @@
 /**
  * C0 controls except TAB and LF, DEL and the C1 controls (U+0080-U+009F, which some terminals read
  * as escape introducers), and the Unicode bidirectional controls: ALM U+061C, LRM/RLM U+200E-U+200F,
- * embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069 (the "Trojan Source" set, CVE-2021-42574).
+ * embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069 (the "Trojan Source" set, CVE-2021-42574);
+ * and the invisible characters that only hide text: ZERO WIDTH SPACE U+200B, WORD JOINER U+2060 and
+ * U+FEFF ("Nev\u200ber" must not look like "Never"). ZWNJ/ZWJ U+200C-U+200D stay: Persian and Indic
+ * scripts and emoji sequences need them.
  */
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2028\u2029\u2060\u2066-\u2069\ufeff]/g;
 
 /** A UTF-16 unit as the six characters `\\uXXXX`. */
 const escapeUnit = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;

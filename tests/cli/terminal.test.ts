@@ -14,6 +14,9 @@ describe("visible", () => {
     ["right-to-left override", "abc\u202edef", "abc\\u202edef"],
     ["isolates and marks", "\u2066\u2069\u200e\u200f\u061c", "\\u2066\\u2069\\u200e\\u200f\\u061c"],
     ["emoji and CJK untouched", "部署 🚀", "部署 🚀"],
+    // Found by a fresh-user pass: a zero-width space made "Nev\u200ber" print as "Never".
+    ["zero-width space, word joiner, U+FEFF", "Nev\u200ber pu\u2060sh\ufeff", "Nev\\u200ber pu\\u2060sh\\ufeff"],
+    ["ZWNJ and ZWJ kept (Persian, emoji sequences)", "می\u200cخواهم 👩\u200d💻", "می\u200cخواهم 👩\u200d💻"],
   ])("%s", (_name, input, shown) => {
     expect(visible(input)).toBe(shown);
   });
