@@ -11,10 +11,7 @@ import { loadClassifier, writeStdout } from "./io.js";
 import { visible, visibleName } from "./terminal.js";
 import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
 
-/**
- * Run the CLI on process.argv. Not top-level await: the bundle's program is also run as a classic
- * script (see scripts/build.mjs, code cache), where top-level await does not exist.
- */
+/** Run the CLI on process.argv. */
 async function main(): Promise<void> {
   const program = new Command();
   program

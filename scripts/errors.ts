@@ -105,8 +105,7 @@ export class StateError extends TriageError {
  * `triage: <message>` with its own exit code, anything else as `triage: internal error: <message>`
  * with exit 1; with `debug`, the stack trace follows. Messages go through visibleName() (they quote
  * user input: paths, arguments, rules; a file name with a line feed stays on the one line), except
- * COMPACTION_UNSAFE's list of rules (visible(): one rule a line). Used by the CLI and the bundle's
- * classify fast path.
+ * COMPACTION_UNSAFE's list of rules (visible(): one rule a line).
  */
 export function errorReport(err: unknown, debug: boolean): { text: string; exitCode: number } {
   if (err instanceof TriageError) {

@@ -43,12 +43,12 @@ const tooLarge = (name: string, maxBytes: number): ReadError => new ReadError(na
 /**
  * All bytes of the open descriptor `fd` up to end of input. `sizeHint` (bytes, e.g. a regular file's
  * st.size) sizes the first buffer, so a regular file is read with one read call plus the one that sees
- * the end; `alloc` makes that first buffer. EAGAIN (a non-blocking pipe with no data yet) is retried after 1 ms. Throws ReadError
+ * the end. EAGAIN (a non-blocking pipe with no data yet) is retried after 1 ms. Throws ReadError
  * (`cannot read <name>: larger than <cap> MiB, ...`) as soon as more than `maxBytes` bytes arrive, and
  * rethrows other read errors as ErrnoException.
  */
-export function readFd(fd: number, name: string, maxBytes: number, sizeHint = 0, alloc: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
-  let buf = alloc(Math.min(Math.max(sizeHint, 1 << 16) + 1, maxBytes + 1));
+export function readFd(fd: number, name: string, maxBytes: number, sizeHint = 0): Buffer {
+  let buf = Buffer.allocUnsafe(Math.min(Math.max(sizeHint, 1 << 16) + 1, maxBytes + 1));
   let total = 0;
   for (;;) {
     if (total === buf.length) {
@@ -82,8 +82,6 @@ export interface ReadCappedOptions {
   maxBytes: number;
   /** Also accept a FIFO or pipe (`<(cmd)`, /dev/stdin from a pipe): read to its end, under the same cap. */
   pipes?: boolean;
-  /** Makes the buffer a file of known size is read into (default Buffer.allocUnsafe): the model cache reads into hashable memory (scripts/checksum.ts). */
-  alloc?: (size: number) => Buffer;
 }
 
 /**
@@ -119,7 +117,7 @@ export function readFileCapped(path: string, opts: ReadCappedOptions): Buffer {
   try {
     const fst = fstatSync(fd);
     check(fst); // the path may have been replaced between stat and open
-    return readFd(fd, path, opts.maxBytes, fst.isFile() ? fst.size : 0, opts.alloc);
+    return readFd(fd, path, opts.maxBytes, fst.isFile() ? fst.size : 0);
   } catch (e) {
     throw e instanceof ReadError ? e : errno(e);
   } finally {

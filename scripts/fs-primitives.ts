@@ -1,7 +1,6 @@
 /**
  * The two file-system primitives the project writes with: creating folders (mkdir -p) and replacing
- * a file atomically. Imports only Node built-ins, so the bundle's loader carries them too (through
- * scripts/loader-parts.ts) for the code cache; scripts/io.ts re-exports them for everything else.
+ * a file atomically. Imports only Node built-ins.
  */
 import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";

@@ -4,11 +4,8 @@
  * the same training run gives byte-identical files.
  */
 import { isAscii } from "node:buffer";
-import { checksumAvailable } from "./checksum.js";
 import type { Classifier } from "./engine/classify.js";
 import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelBytes, type ModelFile, type PreparedModel, prepareModel, preparedClassifier } from "./engine/model.js";
-import { cachedPreparedModel } from "./model-cache.js";
-import { isOff, loaderInfo } from "./runtime.js";
 import { ModelError, ReadError } from "./errors.js";
 import { MODEL_MAX_BYTES, readFileCapped } from "./files.js";
 import { writeFileAtomic } from "./io.js";
@@ -62,28 +59,16 @@ export function readModel(path: string): ModelFile {
   return parseModel(text, path);
 }
 
-/**
- * Load a model file as a Classifier. From the bundle, the inference tables come from the model cache
- * when it holds this version of the file (model-cache.ts; off with TRIAGE_MODEL_CACHE=0 or
- * TRIAGE_CACHE=0), else from the file itself. Throws ModelError if the file is missing, unreadable
- * or invalid.
- */
+/** Load a model file as a Classifier. Throws ModelError if the file is missing, unreadable or invalid. */
 export function loadModelClassifier(path: string): Classifier {
-  const load = (): PreparedModel => {
-    const model = readModel(path);
-    try {
-      return prepareModel(model);
-    } catch (e) {
-      throw new ModelError(`${path}: invalid model: ${(e as Error).message}`);
-    }
-  };
-  const info = loaderInfo();
-  const dir = info?.cacheDir && !isOff(process.env.TRIAGE_MODEL_CACHE) ? info.cacheDir : null;
-  const report = info?.debug ? (status: string, file: string) => process.stderr.write(`model cache: ${status} ${file}\n`) : undefined;
-  // The cache is checked with checksum64: without WebAssembly (node --jitless, an address-space limit) it is off.
-  if (info && dir && checksumAvailable()) return preparedClassifier(cachedPreparedModel(path, dir, info.build, load, report));
-  if (info?.debug) process.stderr.write(`model cache: off${dir ? " (no WebAssembly for its checksum)" : ""}\n`);
-  return preparedClassifier(load());
+  const model = readModel(path);
+  let prepared: PreparedModel;
+  try {
+    prepared = prepareModel(model);
+  } catch (e) {
+    throw new ModelError(`${path}: invalid model: ${(e as Error).message}`);
+  }
+  return preparedClassifier(prepared);
 }
 
 const round = (x: number, d: number): number => {

@@ -1,8 +1,6 @@
 /**
  * Where the project's files are, from this module's own location (one level above scripts/ in
- * development, above dist/ in the bundle), and whether a cache folder may be used (trusted-folder.ts).
- * Only Node built-ins are imported, so the classify fast path can use it before the rest of the
- * program initialises.
+ * development, above dist/ in the bundle). A leaf: only Node built-ins are imported.
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,5 +14,3 @@ export function projectRoot(): string {
 export function defaultModelPath(): string {
   return resolve(projectRoot(), "model", "model.json");
 }
-
-export { trustedFolder } from "./trusted-folder.js";

@@ -96,8 +96,7 @@ export interface ClassifyOptions {
 /**
  * `triage classify`: classify each file (or - for stdin) and write the table (or with `json`, one
  * JSON array of ClassifyRow) to stdout once all are classified; decoding warnings go to stderr as each file is
- * read. Used by the CLI's action and by the bundle's fast path (scripts/classify-main.ts), so both
- * print the same bytes. Throws UsageError (stdin twice), ReadError, ModelError.
+ * read. Throws UsageError (stdin twice), ReadError, ModelError.
  */
 export function runClassify(files: string[], opts: ClassifyOptions): void {
   if (files.filter((f) => f === "-").length > 1) throw new UsageError("stdin (-) can be given only once");
@@ -134,28 +133,6 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
   const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
   out.push(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
   writeStdout(out.join(""));
-}
-
-/**
- * The files and options of `triage classify` arguments (argv after "classify") when they use only
- * the plain forms, else undefined (the full CLI parses them). Used by the bundle's fast path
- * (scripts/classify-main.ts). Pure.
- */
-export function plainClassifyArgs(args: readonly string[]): { files: string[]; opts: ClassifyOptions } | undefined {
-  const files: string[] = [];
-  const opts: ClassifyOptions = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
-    if (a === "--json") opts.json = true;
-    else if (a === "--summary") opts.summary = true;
-    else if (a === "--model") {
-      const value = args[++i];
-      if (value === undefined || opts.model !== undefined || (value.startsWith("-") && value !== "-")) return undefined;
-      opts.model = value;
-    } else if (a.startsWith("-") && a !== "-") return undefined;
-    else files.push(a);
-  }
-  return files.length ? { files, opts } : undefined;
 }
 
 export function registerClassify(program: Command): void {

@@ -119,7 +119,7 @@ export function modelBytes(model: ModelFile, field: "terms" | "idf" | "weights")
 /**
  * model/model.json's schema, validated on load. zod's tree-shakable "mini" build keeps the CLI's
  * cold start small (the classic build costs tens of ms to initialise); the schema itself is built on
- * first use (about 3 ms cold), which a start that finds the model cache (model-cache.ts) never needs.
+ * first use.
  */
 function buildModelFileSchema() {
   /**

@@ -83,8 +83,8 @@ const WORD = WORD_LETTER | WORD_OTHER;
 
 /**
  * Push the words of text in any script: the matches of /[\p{L}\p{N}_]+(?:'[\p{L}]+)*\/gu, found by
- * a scan over code points with the table of unicode-classes.ts (tested to give the same matches as
- * the regex, which costs 5-19 ms to compile at the first match of every process).
+ * a scan over code points with the classes of unicode-classes.ts (tested to give the same matches as
+ * the regex).
  */
 export function scanWords(text: string, out: string[]): void {
   const n = text.length;

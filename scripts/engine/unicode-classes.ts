@@ -1,52 +1,47 @@
 /**
- * Character classes of the tokenizer as a table, so tokenising text that is not ASCII needs no
- * Unicode property regex (the first match of /[\p{L}\p{N}_]+/u costs 5-19 ms of regex compilation in
- * every process). Flags per code point: WORD_LETTER (\p{L}), WORD_OTHER (\p{N} or "_"), UNSPACED
- * (Script=Han, Hiragana, Katakana or Thai, or U+30FC), THAI (Script=Thai). The ranges are generated
- * from Node's own regexes into unicode-ranges.ts (scripts/dev/gen-unicode-classes.ts);
- * tests/engine/unicode-classes.test.ts checks every code point against those regexes.
+ * Character classes of the tokenizer, per code point: WORD_LETTER (\p{L}), WORD_OTHER (\p{N} or "_"),
+ * UNSPACED (Script=Han, Hiragana, Katakana or Thai, or U+30FC), THAI (Script=Thai). Each code point is
+ * tested once against the property regexes and remembered, so the scans of tokenize.ts cost one
+ * table lookup per character. Pure (the memo is an implementation detail: same input, same flags).
  */
-import { RANGES } from "./unicode-ranges.js";
-
-export { UNICODE_VERSION } from "./unicode-ranges.js";
 export const WORD_LETTER = 1;
 export const WORD_OTHER = 2;
 export const UNSPACED = 4;
 export const THAI = 8;
 
-const BMP = new Uint8Array(0x10000);
-const astralStarts: number[] = [];
-const astralFlags: number[] = [];
-{
-  let start = 0;
-  const starts: number[] = [];
-  const flags: number[] = [];
-  for (const t of RANGES.split(",")) {
-    start += Number.parseInt(t.slice(0, -1), 36);
-    starts.push(start);
-    flags.push(t.charCodeAt(t.length - 1) - 65);
-  }
-  for (let i = 0; i < starts.length; i++) {
-    const s = starts[i] as number;
-    const e = i + 1 < starts.length ? (starts[i + 1] as number) : 0x110000;
-    const f = flags[i] as number;
-    if (s < 0x10000 && f !== 0) BMP.fill(f, s, Math.min(e, 0x10000));
-    if (e > 0x10000) {
-      astralStarts.push(Math.max(s, 0x10000));
-      astralFlags.push(f);
-    }
-  }
+const LETTER = /^\p{L}$/u;
+const OTHER = /^[\p{N}_]$/u;
+const UNSPACED_RE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\u30fc]$/u;
+const THAI_RE = /^\p{Script=Thai}$/u;
+/** 255 = not yet computed (flags use the low four bits only). */
+const UNKNOWN = 255;
+const bmp = new Uint8Array(0x10000).fill(UNKNOWN);
+const astral = new Map<number, number>();
+
+function compute(cp: number): number {
+  if (cp >= 0xd800 && cp <= 0xdfff) return 0; // lone surrogates
+  const s = String.fromCodePoint(cp);
+  return (LETTER.test(s) ? WORD_LETTER : OTHER.test(s) ? WORD_OTHER : 0) | (UNSPACED_RE.test(s) ? UNSPACED : 0) | (THAI_RE.test(s) ? THAI : 0);
 }
 
 /** The flags of a code point (0 for surrogates, unassigned and other characters). */
 export function charFlags(cp: number): number {
-  if (cp < 0x10000) return BMP[cp] as number;
-  let lo = 0;
-  let hi = astralStarts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((astralStarts[mid] as number) <= cp) lo = mid;
-    else hi = mid - 1;
+  if (cp < 0x80) {
+    // ASCII without a regex: letters, digits and "_".
+    return (cp >= 97 && cp <= 122) || (cp >= 65 && cp <= 90) ? WORD_LETTER : (cp >= 48 && cp <= 57) || cp === 95 ? WORD_OTHER : 0;
   }
-  return astralFlags[lo] as number;
+  if (cp < 0x10000) {
+    let f = bmp[cp] as number;
+    if (f === UNKNOWN) {
+      f = compute(cp);
+      bmp[cp] = f;
+    }
+    return f;
+  }
+  let f = astral.get(cp);
+  if (f === undefined) {
+    f = compute(cp);
+    astral.set(cp, f);
+  }
+  return f;
 }

@@ -1,0 +1,68 @@
+// Builds dist/triage.mjs: one self-contained ESM bundle (esbuild) of the CLI, run by the `triage` bin,
+// the hooks and the MCP-free plugin from a clone with no `npm install`; then copies what the Claude
+// Code plugin needs into plugins/knowledge-triage/ as real files (no symbolic links: they break on
+// checkouts with core.symlinks=false).
+// Usage: node scripts/build/build.mjs [entry outfile] [--no-minify]   (benches bundle other entries)
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const flags = new Set(process.argv.slice(2).filter((a) => a.startsWith("--")));
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const [entry = "scripts/cli.ts", outfile = "dist/triage.mjs"] = args;
+
+// module.enableCompileCache (Node 22.1+) keeps V8's compiled code of the bundle in Node's own cache
+// folder; on Node 20 it does not exist and this is a no-op. createRequire gives the CommonJS parts of
+// the bundle (natural's stemmers, commander) a require for Node built-ins.
+const banner = [
+  "import { createRequire as __ktCreateRequire } from 'node:module';",
+  "import __ktModule from 'node:module';",
+  "__ktModule.enableCompileCache?.();",
+  "const require = __ktCreateRequire(import.meta.url);",
+].join("\n");
+
+const result = await build({
+  entryPoints: [resolve(root, entry)],
+  write: false,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  minify: !flags.has("--no-minify"),
+  legalComments: "none",
+  logLevel: "warning",
+  banner: { js: banner },
+  plugins: [
+    {
+      // natural's German stemmer requires 'stopwords-iso' (all languages, ~1 MB) only for
+      // tokenizeAndStem, which we never call: an empty stub keeps the bundle small.
+      name: "stub-stopwords",
+      setup(b) {
+        b.onResolve({ filter: /^stopwords-iso$/ }, () => ({ path: "stopwords-iso", namespace: "stub" }));
+        b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+      },
+    },
+  ],
+});
+const out = resolve(root, outfile);
+mkdirSync(dirname(out), { recursive: true });
+// One shebang line, for the `triage` bin.
+const text = `#!/usr/bin/env node\n${result.outputFiles[0].text.replace(/^#![^\n]*\n/, "")}`;
+writeFileSync(out, text, { mode: 0o755 });
+
+if (args.length === 0) {
+  // The plugin folder the marketplace points at (.claude-plugin/marketplace.json): real copies.
+  const plugin = join(root, "plugins", "knowledge-triage");
+  for (const part of ["dist", "hooks", "model", "skills", "commands"]) rmSync(join(plugin, part), { recursive: true, force: true });
+  const copy = (from, to = from) => {
+    mkdirSync(dirname(join(plugin, to)), { recursive: true });
+    cpSync(join(root, from), join(plugin, to), { recursive: true, dereference: true });
+  };
+  copy("dist/triage.mjs");
+  copy("hooks/hooks.json");
+  copy("model/model.json");
+  copy("skills");
+  writeFileSync(join(plugin, ".claude-plugin", "plugin.json"), readFileSync(join(root, ".claude-plugin", "plugin.json")));
+}
