@@ -57,7 +57,7 @@ esac
 mkdir -p "$(dirname "$FILE")"
 FILE="$(cd "$(dirname "$FILE")" && pwd -P)/$(basename "$FILE")"
 
-node "$ROOT/scripts/settings-merge.mjs" add "$FILE" "$BUNDLE"
+node "$ROOT/scripts/install/settings-merge.mjs" add "$FILE" "$BUNDLE"
 
 if [ "$SCOPE" = trial ]; then
   # settings.local.json is personal: make sure git never picks it up.

@@ -40,7 +40,7 @@ for S in $SCOPES; do
     project) FILE="$PROJECT/.claude/settings.json" ;;
     user) FILE="$USER_DIR/settings.json" ;;
   esac
-  node "$ROOT/scripts/settings-merge.mjs" remove "$FILE" "$BUNDLE"
+  node "$ROOT/scripts/install/settings-merge.mjs" remove "$FILE" "$BUNDLE"
   if [ "$S" = trial ] && [ -f "$PROJECT/.gitignore" ] && grep -q "^# knowledge-triage install.sh --scope trial" "$PROJECT/.gitignore"; then
     node -e '
       const fs = require("fs"); const f = process.argv[1];

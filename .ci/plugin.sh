@@ -14,7 +14,7 @@ CLAUDE="$ROOT/node_modules/.bin/claude"
 FAIL=0
 step() { printf '\n== %s\n' "$*"; }
 
-[ -f dist/triage.mjs ] || { step "dist/triage.mjs missing: building"; node scripts/build.mjs; }
+[ -f dist/triage.mjs ] || { step "dist/triage.mjs missing: building"; node scripts/build/build.mjs; }
 
 step "claude plugin validate --strict"
 if [ -x "$CLAUDE" ]; then
@@ -38,7 +38,7 @@ cmp -s SKILL.md skills/knowledge-triage/SKILL.md || { echo "SKILL.md and skills/
 
 step "end-to-end: real Claude Code session with the plugin (tests/e2e)"
 if [ -x "$CLAUDE" ]; then
-  if [ "${KT_NETNS:-1}" = 1 ] && command -v ip >/dev/null 2>&1 && unshare -n ip link set lo up 2>/dev/null; then
+  if [ "${KNOWLEDGE_TRIAGE_NETNS:-1}" = 1 ] && command -v ip >/dev/null 2>&1 && unshare -n ip link set lo up 2>/dev/null; then
     echo "(running in a private network namespace: loopback only)"
     unshare -n bash -c 'ip link set lo up && exec npx --no-install vitest run tests/e2e' || FAIL=1
   else

@@ -12,12 +12,12 @@ import { join } from "node:path";
 import { regexClassifier } from "../scripts/engine/classify.js";
 import { buildExamples, crossValidate, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, argmax } from "../scripts/engine/train.js";
 import { computeMetrics } from "../scripts/engine/metrics.js";
-import { modelClassifier } from "../scripts/engine/model.js";
+import { modelClassifier } from "../scripts/engine/inference.js";
 import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
-import { loadLabelledData } from "../scripts/data.js";
-import { evaluateDocs } from "../scripts/evaluate.js";
-import { defaultModelPath } from "../scripts/io.js";
-import { readModel } from "../scripts/model-file.js";
+import { loadLabelledData } from "../scripts/io/labelled-data.js";
+import { evaluateDocs } from "../scripts/engine/evaluate.js";
+import { defaultModelPath } from "../scripts/paths.js";
+import { readModel } from "../scripts/io/model-file.js";
 
 const rows: [string, string, string, boolean][] = [];
 const check = (name: string, value: string, floor: string, ok: boolean): void => {
@@ -63,10 +63,10 @@ if (process.argv.includes("--skip-train")) {
 }
 
 // Throughput: every unit of train + test documents, in context, classified in one process, with the
-// engine bundled exactly as the CLI ships it (scripts/build.mjs; tsx's on-the-fly transform adds
+// engine bundled exactly as the CLI ships it (scripts/build/build.mjs; tsx's on-the-fly transform adds
 // overhead).
 const thrBundle = join(tmpdir(), `kt-throughput-${process.pid}.mjs`);
-execFileSync("node", ["scripts/build.mjs", "bench/throughput.ts", thrBundle, "--plain"], { stdio: "inherit" });
+execFileSync("node", ["scripts/build/build.mjs", "bench/throughput.ts", thrBundle, "--plain"], { stdio: "inherit" });
 const throughput = (threads: number, mode = ""): number => {
   const out = execFileSync("node", [thrBundle, "4", defaultModelPath(), String(threads), mode], { encoding: "utf8" });
   const r = JSON.parse(out) as { units: number; seconds: number };

@@ -16,7 +16,7 @@ import { alignLabels } from "../scripts/engine/gold.js";
 import type { ClassifiedUnit, Unit } from "../scripts/engine/types.js";
 import { segment } from "../scripts/engine/units.js";
 import { CompactionUnsafeError } from "../scripts/errors.js";
-import { loadClassifier } from "../scripts/io.js";
+import { loadClassifier } from "../scripts/io/model-file.js";
 import { bm25Index, terms } from "../scripts/operators/bm25.js";
 import { compact } from "../scripts/operators/compact.js";
 import { type Decomposition, decompose, governs, scopeHeadings, type Partition } from "../scripts/operators/decompose.js";
@@ -24,7 +24,7 @@ import { buildLayout } from "../scripts/operators/layout.js";
 import { classifyForOperators, isPinned } from "../scripts/operators/policy.js";
 import { retrieve } from "../scripts/operators/retrieve.js";
 import { frontmatterGlobs, headingTopic, inferUnitScope, matchesPath, type Scope } from "../scripts/operators/scope.js";
-import { LineLabelSchema } from "../scripts/schemas.js";
+import { LineLabelSchema } from "../scripts/cli/json-output.js";
 import { BASELINES } from "./cliff-baselines.js";
 
 const arg = (name: string): string | undefined => {

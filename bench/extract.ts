@@ -15,9 +15,9 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmS
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { regexClassifier, type Classifier } from "../scripts/engine/classify.js";
-import { loadClassifier } from "../scripts/io.js";
-import { runExtract } from "../scripts/memory/extract-run.js";
-import { loadStore } from "../scripts/memory/state.js";
+import { loadClassifier } from "../scripts/io/model-file.js";
+import { runExtract } from "../scripts/memory/pipeline/extract-run.js";
+import { loadStore } from "../scripts/memory/store/state.js";
 import { score } from "../tests/fixtures/memory/gold.js";
 import { distinctRules, numberedRules, ruleTurns } from "../tests/fixtures/memory/many-rules.js";
 import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
@@ -124,7 +124,7 @@ async function speed(): Promise<void> {
   await generate(t, MB);
   const size = readFileSync(t).length === 0 ? 0 : (await import("node:fs")).statSync(t).size;
   console.log(`speed: generated transcript ${(size / 1e6).toFixed(1)} MB`);
-  if (!existsSync(join(root, "dist", "triage.mjs"))) execFileSync(process.execPath, [join(root, "scripts", "build.mjs")], { cwd: root });
+  if (!existsSync(join(root, "dist", "triage.mjs"))) execFileSync(process.execPath, [join(root, "scripts", "build", "build.mjs")], { cwd: root });
   const hasTime = existsSync("/usr/bin/time");
   const rulesDir = join(work, "rules");
   if (hasTime) {

@@ -6,7 +6,7 @@
  * step and its detached worker. Usage: npm run bench:hooks [-- --mb 50]
  *
  * With `--adversarial`, instead: the two transcripts that ran past the 30 s hook timeout before the extraction
- * deadline (HOOK_EXTRACT_BUDGET_MS in scripts/hook.ts): a sparse file with no newline (`--sparse-gb`, default
+ * deadline (HOOK_EXTRACT_BUDGET_MS in scripts/hooks/dispatch.ts): a sparse file with no newline (`--sparse-gb`, default
  * 100) and N near-duplicate rule turns from a small vocabulary (`--turns`, default 40,000, about 31 MB;
  * templateRules in tests/fixtures/memory/many-rules.ts). PreCompact runs on a fresh project until a run ends
  * without stopping at the deadline (at most `--runs`, default 8), printing each run's wall time, exit code,
@@ -69,12 +69,12 @@ interface Run {
 
 function run(args: string[], stdin: string, env: Record<string, string> = {}): Run {
   const cmd = haveTime ? "/usr/bin/time" : process.execPath;
-  const argv = haveTime ? ["-f", "KT_MAXRSS_KB=%M", process.execPath, ...args] : args;
+  const argv = haveTime ? ["-f", "KNOWLEDGE_TRIAGE_MAXRSS_KB=%M", process.execPath, ...args] : args;
   const t0 = performance.now();
   const r = spawnSync(cmd, argv, { input: stdin, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env } });
   const ms = performance.now() - t0;
-  const m = /KT_MAXRSS_KB=(\d+)/.exec(r.stderr ?? "");
-  const stderr = (r.stderr ?? "").replace(/^KT_MAXRSS_KB=\d+\n?/m, "");
+  const m = /KNOWLEDGE_TRIAGE_MAXRSS_KB=(\d+)/.exec(r.stderr ?? "");
+  const stderr = (r.stderr ?? "").replace(/^KNOWLEDGE_TRIAGE_MAXRSS_KB=\d+\n?/m, "");
   return { ms, rssMb: m ? Number(m[1]) / 1024 : null, code: r.status, stdoutChars: (r.stdout ?? "").length, stderr };
 }
 

@@ -6,7 +6,7 @@
  */
 import LogisticRegression from "ml-logistic-regression";
 import { Matrix } from "ml-matrix";
-import { loadLabelledData } from "../scripts/data.js";
+import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { computeMetrics } from "../scripts/engine/metrics.js";
 import { buildExamples, DEFAULT_TRAIN_OPTIONS, fitModel, fitVocabulary, logits, argmax, vectorize } from "../scripts/engine/train.js";
 import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";

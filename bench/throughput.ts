@@ -6,15 +6,15 @@
  * memo table of the tokenizer and feature extractor is emptied before each pass, so each pass sees
  * the text as new (stems, segmented runs and heading features recomputed): a lower bound for text
  * the process has not seen, with warm code. Bundled like the CLI before running
- * (node scripts/build.mjs bench/throughput.ts <out.mjs> --plain).
+ * (node scripts/build/build.mjs bench/throughput.ts <out.mjs> --plain).
  * Usage: node throughput.mjs <seconds> <model.json> [threads] [cold-caches]
  */
 // The default import: the CLI build loads worker_threads lazily and exports only its functions by name.
 import threads from "node:worker_threads";
-import { loadLabelledData } from "../scripts/data.js";
+import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { clearFeatureCaches } from "../scripts/engine/features.js";
-import { modelClassifier } from "../scripts/engine/model.js";
-import { readModel } from "../scripts/model-file.js";
+import { modelClassifier } from "../scripts/engine/inference.js";
+import { readModel } from "../scripts/io/model-file.js";
 
 interface Job {
   seconds: number;

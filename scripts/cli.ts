@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 /**
  * The `triage` command line. The only module that calls process.exit: every command is registered
- * from scripts/commands/*.ts, throws TriageError on bad input, and is mapped here to a one-line
+ * from scripts/cli/commands/*-command.ts, throws TriageError on bad input, and is mapped here to a one-line
  * error and the error's exit code (stack traces only with --debug).
  */
 import { Command, CommanderError } from "commander";
 import { errorReport, TriageError } from "./errors.js";
-import { COMMAND_NAMES, registerCommands } from "./commands/index.js";
-import { loadClassifier, writeStdout } from "./io.js";
+import { COMMAND_NAMES, registerCommands } from "./cli/command-registry.js";
+import { loadClassifier } from "./io/model-file.js";
+import { writeStdout } from "./io/text-io.js";
 import { visible, visibleName } from "./terminal.js";
-import { runSelfCheck, SELF_CHECK_CASES } from "./self-check.js";
+import { runSelfCheck, SELF_CHECK_CASES } from "./cli/self-check.js";
 
 /** Run the CLI on process.argv. */
 async function main(): Promise<void> {

@@ -2,7 +2,7 @@
  * Where the project's files are, from this module's own location (one level above scripts/ in
  * development, above dist/ in the bundle). A leaf: only Node built-ins are imported.
  */
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The project root: the folder holding model/. */
@@ -13,4 +13,17 @@ export function projectRoot(): string {
 /** Default model path: <root>/model/model.json. */
 export function defaultModelPath(): string {
   return resolve(projectRoot(), "model", "model.json");
+}
+
+/** Name of the state folder inside a rules folder: sidecar JSON, cursors, lock, hook log (never loaded by Claude Code: no `.md`). */
+export const STATE_DIRNAME = ".state";
+
+/** The state folder of a rules folder: `<rulesDir>/.state`. */
+export function stateDir(rulesDir: string): string {
+  return join(rulesDir, STATE_DIRNAME);
+}
+
+/** Default rules folder of a project: `<projectDir>/.claude/rules/knowledge-triage`. */
+export function defaultRulesDir(projectDir: string): string {
+  return join(projectDir, ".claude", "rules", "knowledge-triage");
 }

@@ -64,5 +64,8 @@ if (args.length === 0) {
   copy("hooks/hooks.json");
   copy("model/model.json");
   copy("skills");
-  writeFileSync(join(plugin, ".claude-plugin", "plugin.json"), readFileSync(join(root, ".claude-plugin", "plugin.json")));
+  const manifest = join(plugin, ".claude-plugin", "plugin.json");
+  const text = readFileSync(join(root, ".claude-plugin", "plugin.json"));
+  rmSync(manifest, { force: true }); // never write through a symbolic link
+  writeFileSync(manifest, text);
 }

@@ -1,10 +1,11 @@
 /** Dev tool: grid over training options, printing CV and test macro-F1. Usage: tsx scripts/dev/tune.ts */
-import { loadLabelledData } from "../data.js";
+import { loadLabelledData } from "../io/labelled-data.js";
 import { buildExamples, crossValidate, fitDecisionOffsets, DEFAULT_TRAIN_OPTIONS, fitModel, fitTemperature, type TrainOptions } from "../engine/train.js";
-import { encodeFloat32, encodeInt32, quantizeInt8, modelClassifier, type ModelFile } from "../engine/model.js";
+import { encodeFloat32, encodeInt32, quantizeInt8, type ModelFile } from "../engine/model-format.js";
+import { modelClassifier } from "../engine/inference.js";
 import { GROUP_WEIGHTS, GROUPS, HASH_BITS } from "../engine/features.js";
 import { TYPES } from "../engine/types.js";
-import { evaluateDocs } from "../evaluate.js";
+import { evaluateDocs } from "../engine/evaluate.js";
 
 const train = loadLabelledData("data/train");
 const test = loadLabelledData("data/test");

@@ -9,7 +9,7 @@
  * Features are hashed, not stored as strings (the "hashing trick", Weinberger et al. 2009): each is
  * FNV-1a 32-bit over its characters, seeded by its group, folded to HASH_BITS bits; its id is
  * bucket | (group index << HASH_BITS). A unit's features are returned as a list of ids with repeats
- * (term frequencies); tf-idf weighting happens in the vectoriser (model.ts).
+ * (term frequencies); tf-idf weighting happens in the vectoriser (inference.ts).
  */
 import { clearTokenizerCaches, tokenize } from "./tokenize.js";
 import type { Unit } from "./types.js";

@@ -4,7 +4,7 @@
  * give bit-identical weights (full-batch optimisation, fixed iteration order, seeded fold split).
  */
 import { computeMetrics, type Metrics } from "./metrics.js";
-import { buildTermIndex, sequenceFeatures, softmax, tfidfVector, type SparseVector } from "./model.js";
+import { buildTermIndex, sequenceFeatures, softmax, tfidfVector, type SparseVector } from "./inference.js";
 import { GROUP_WEIGHTS, HASH_MASK } from "./features.js";
 import { TYPES, type KnowledgeType, type Unit } from "./types.js";
 

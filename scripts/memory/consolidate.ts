@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
-import type { Rule, RuleSource, Store } from "./schema.js";
+import type { Rule, RuleSource, Store } from "./store/store-schema.js";
 
 /** Jaccard similarity at or above which two same-polarity, same-scope rules are one rule. */
 export const DUPLICATE_JACCARD = 0.6;

@@ -5,7 +5,7 @@
 import type { Classifier } from "../engine/classify.js";
 import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
-import type { RuleSource } from "./schema.js";
+import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 

@@ -6,7 +6,7 @@
  * the same store gives byte-identical files.
  */
 import { createHash } from "node:crypto";
-import type { Rule, Store } from "./schema.js";
+import type { Rule, Store } from "./store/store-schema.js";
 
 /** Split a rule file when its body would pass this many characters (Claude Code warns at 40,000; we stay far below 10,000). */
 export const MAX_FILE_CHARS = 6000;

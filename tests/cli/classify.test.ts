@@ -1,11 +1,11 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ClassifyRowSchema } from "../../scripts/schemas.js";
+import { ClassifyRowSchema } from "../../scripts/cli/json-output.js";
 import { TYPES } from "../../scripts/engine/types.js";
 import { segment } from "../../scripts/engine/units.js";
 import { bundle, bundledModel, ensureBundle, mapWeights, expectOneLineError, fixtures, repo, tempDir, triage, removeTempDirs } from "./helpers.js";
-import { renderTable } from "../../scripts/commands/classify.js";
+import { renderTable } from "../../scripts/cli/commands/classify-command.js";
 
 const small = join(fixtures, "docs", "small.md");
 const mixed = join(fixtures, "docs", "mixed.md");
@@ -255,13 +255,13 @@ describe("classify a very large file", () => {
     expect(JSON.parse(json.stdout)).toHaveLength(200_000);
   }, 120_000);
 
-  it("input too large for this Node's heap gets one line and exit 1, not an out-of-memory abort (fast path and CLI alike)", () => {
+  it("input too large for this Node's heap gets one line and exit 1, not an out-of-memory abort", () => {
     // Found by a fresh-user pass: 240 MiB (under the 256 MiB input cap) crashed with "JavaScript heap out of memory".
     const file = join(tempDir("kt-heap-"), "big.md");
     const example = readFileSync(join(repo, "examples", "CLAUDE.md"), "utf8");
     writeFileSync(file, example.repeat(Math.ceil((11 * 1024 * 1024) / example.length)));
     for (const argv of [["classify", file], ["--debug", "classify", file, "--json"]]) {
-      const r = triage(argv, { env: { NODE_OPTIONS: "--max-old-space-size=256", TRIAGE_CACHE: "0" } });
+      const r = triage(argv, { env: { NODE_OPTIONS: "--max-old-space-size=256" } });
       if (argv[0] === "--debug") {
         expect(r.code).toBe(1);
         expect(r.stderr).toMatch(/^triage: cannot classify .*big\.md: 1[12] MiB of input needs about \d+ MiB of memory, more than this Node's heap limit of \d+ MiB/);
@@ -269,7 +269,7 @@ describe("classify a very large file", () => {
       expect(r.stdout).toBe("");
     }
     // The same file fits the default heap of this machine (it is checked, then classified).
-    const ok = triage(["classify", file, "--json"], { env: { TRIAGE_CACHE: "0" } });
+    const ok = triage(["classify", file, "--json"], {});
     expect(ok.code, ok.stderr).toBe(0);
   }, 120_000);
 });

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { expect } from "vitest";
 
 export const repo = resolve(import.meta.dirname, "..", "..");
-export const bundle = process.env.KT_BUNDLE ?? join(repo, "dist", "triage.mjs");
+export const bundle = process.env.KNOWLEDGE_TRIAGE_BUNDLE ?? join(repo, "dist", "triage.mjs");
 export const fixtures = join(repo, "tests", "fixtures", "engine");
 /** The model the bundle loads by default (<bundle>/../../model/model.json). */
 export const bundledModel = resolve(dirname(bundle), "..", "model", "model.json");
@@ -29,9 +29,9 @@ function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Rebuild dist/triage.mjs with `node scripts/build.mjs` when any script is newer (one builder at a time). */
+/** Rebuild dist/triage.mjs with `node scripts/build/build.mjs` when any script is newer (one builder at a time). */
 export function ensureBundle(): void {
-  if (process.env.KT_BUNDLE) return;
+  if (process.env.KNOWLEDGE_TRIAGE_BUNDLE) return;
   const lock = join(tmpdir(), "kt-engine-tests-build.lock");
   const t0 = Date.now();
   for (;;) {
@@ -53,20 +53,17 @@ export function ensureBundle(): void {
       built = statSync(bundle).mtimeMs;
     } catch {}
     if (built < newestMtime(join(repo, "scripts"))) {
-      const r = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: repo, encoding: "utf8", timeout: 120_000 });
-      if (r.status !== 0) throw new Error(`node scripts/build.mjs failed:\n${r.stderr}`);
+      const r = spawnSync(process.execPath, ["scripts/build/build.mjs"], { cwd: repo, encoding: "utf8", timeout: 120_000 });
+      if (r.status !== 0) throw new Error(`node scripts/build/build.mjs failed:\n${r.stderr}`);
     }
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
 }
 
-/**
- * The environment of a spawned bundle: PATH, HOME and the suite's code-cache folder
- * (tests/setup/tmpdir.ts sets TRIAGE_CACHE_DIR, so runs stay out of ~/.cache), plus `extra`.
- */
+/** The environment of a spawned bundle: PATH and HOME, plus `extra`. */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TRIAGE_CACHE_DIR: process.env.TRIAGE_CACHE_DIR ?? "", ...extra };
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...extra };
 }
 
 export interface Run {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { LooseUnitSchema } from "../../scripts/schemas.js";
+import { LooseUnitSchema } from "../../scripts/cli/json-output.js";
 import { TYPES } from "../../scripts/engine/types.js";
 import { ensureBundle, expectOneLineError, fixtures, tempDir, triage, removeTempDirs } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeDirs } from "../../scripts/io.js";
+import { makeDirs } from "../../scripts/io/write-files.js";
 
 describe("makeDirs", () => {
   it("creates every missing level with the mode, and accepts an existing folder", () => {

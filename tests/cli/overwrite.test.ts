@@ -1,6 +1,6 @@
 /**
  * Regression tests of the "nothing a user wrote is overwritten silently" contract of the CLI (the
- * shared --force convention of scripts/io.ts refuseOverwrite), one-line write errors, the capped
+ * shared --force convention of scripts/io/write-files.ts refuseOverwrite), one-line write errors, the capped
  * COMPACTION_UNSAFE message, ratio bounds, export's hand-edit detection and `classify` of an empty file.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ModelFileSchema } from "../../scripts/engine/model.js";
+import { ModelFileSchema } from "../../scripts/engine/model-format.js";
 import { ensureBundle, expectOneLineError, fixtures, tempDir, triage, removeTempDirs } from "./helpers.js";
 
 const trainDir = join(fixtures, "train");

@@ -1,6 +1,6 @@
 /**
  * Shared end-of-suite handling for the end-to-end tests: close the mock API, then keep the artifacts
- * folder (request log, HOME, project) when a test failed or KT_E2E_OUT names it, else delete it.
+ * folder (request log, HOME, project) when a test failed or KNOWLEDGE_TRIAGE_E2E_OUT names it, else delete it.
  */
 import { rmSync } from "node:fs";
 import { afterAll, beforeEach } from "vitest";
@@ -15,7 +15,7 @@ export function keepArtifactsOnFailure(out: string, close: () => (() => Promise<
   });
   afterAll(async () => {
     await close()?.();
-    if (failed || process.env.KT_E2E_OUT) console.log(`e2e artifacts: ${out}`);
+    if (failed || process.env.KNOWLEDGE_TRIAGE_E2E_OUT) console.log(`e2e artifacts: ${out}`);
     else rmSync(out, { recursive: true, force: true });
   });
 }

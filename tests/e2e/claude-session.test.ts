@@ -3,7 +3,7 @@
  * plugin installed from this repository as a local marketplace, a mock Messages API on 127.0.0.1. The user
  * states rules (one carrying an API key, one later withdrawn), runs /compact, asks again. The request log
  * must show the rules in the first request after compaction, the secret nowhere after it, the withdrawn rule gone.
- * Skips (with a message) only when the claude binary is missing. Artifacts: $KT_E2E_OUT or a temp folder.
+ * Skips (with a message) only when the claude binary is missing. Artifacts: $KNOWLEDGE_TRIAGE_E2E_OUT or a temp folder.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
@@ -44,7 +44,7 @@ interface Req {
 }
 
 describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)", () => {
-  const out = process.env.KT_E2E_OUT ? resolve(process.env.KT_E2E_OUT) : mkdtempSync(join(tmpdir(), "kt-e2e-"));
+  const out = process.env.KNOWLEDGE_TRIAGE_E2E_OUT ? resolve(process.env.KNOWLEDGE_TRIAGE_E2E_OUT) : mkdtempSync(join(tmpdir(), "kt-e2e-"));
   const home = join(out, "home");
   const project = join(out, "project");
   const rulesDir = join(project, ".claude", "rules", "knowledge-triage");
@@ -53,7 +53,7 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
   let setupLog = "";
 
   beforeAll(async () => {
-    expect(existsSync(join(repo, "dist", "triage.mjs")), "build the bundle first: node scripts/build.mjs").toBe(true);
+    expect(existsSync(join(repo, "dist", "triage.mjs")), "build the bundle first: node scripts/build/build.mjs").toBe(true);
     mkdirSync(home, { recursive: true });
     mkdirSync(project, { recursive: true });
     writeFileSync(join(out, "requests.jsonl"), "");
@@ -68,7 +68,7 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     await new Promise((r) => setTimeout(r, 1500));
   }, 240_000);
 
-  // Artifacts (request log, HOME, project) are kept when a test fails or KT_E2E_OUT is set.
+  // Artifacts (request log, HOME, project) are kept when a test fails or KNOWLEDGE_TRIAGE_E2E_OUT is set.
   keepArtifactsOnFailure(out, () => (api ? () => api.close() : undefined));
 
   const mainAfterCompact = (): { compact: Req; first: Req; after: Req[] } => {

@@ -50,7 +50,7 @@ describe.skipIf(!haveClaude)("real Claude Code session with hooks from install.s
     await new Promise((r) => setTimeout(r, 1500)); // let the detached SessionEnd worker finish
   }, 240_000);
 
-  // Artifacts (request log, HOME, project) are kept when a test fails or KT_E2E_OUT is set.
+  // Artifacts (request log, HOME, project) are kept when a test fails or KNOWLEDGE_TRIAGE_E2E_OUT is set.
   keepArtifactsOnFailure(out, () => (api ? () => api.close() : undefined));
 
   it("the settings-file hooks fired and the rule came back after compaction, redacted", () => {

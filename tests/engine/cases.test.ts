@@ -6,10 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { classifyMarkdown, classifySentence, type Classifier } from "../../scripts/engine/classify.js";
 import { TYPES, type ClassifiedUnit } from "../../scripts/engine/types.js";
-import { loadClassifier } from "../../scripts/io.js";
+import { loadClassifier } from "../../scripts/io/model-file.js";
 
-// KT_MODEL lets the same cases run against a freshly trained model before it is committed.
-const model: Classifier = loadClassifier(process.env.KT_MODEL || undefined);
+// KNOWLEDGE_TRIAGE_MODEL lets the same cases run against a freshly trained model before it is committed.
+const model: Classifier = loadClassifier(process.env.KNOWLEDGE_TRIAGE_MODEL || undefined);
 const at = (units: ClassifiedUnit[], line: number): ClassifiedUnit => {
   const u = units.find((x) => x.line === line);
   if (!u) throw new Error(`no unit at line ${line}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { regexClassifier, classifyMarkdown } from "../../scripts/engine/classify.js";
 import { segment } from "../../scripts/engine/units.js";
-import { decodeBytes } from "../../scripts/io.js";
+import { decodeBytes } from "../../scripts/io/text-io.js";
 
 const bytes = (...parts: (string | number[])[]): Uint8Array =>
   Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { computeMetrics, formatMetrics, summarizeMetrics } from "../../scripts/engine/metrics.js";
 import { featureId } from "../../scripts/engine/features.js";
-import { buildTermIndex, softmax, tfidfDot, tfidfVector } from "../../scripts/engine/model.js";
+import { buildTermIndex, softmax, tfidfDot, tfidfVector } from "../../scripts/engine/inference.js";
 import { fitVocabulary, type Example } from "../../scripts/engine/train.js";
 import type { KnowledgeType } from "../../scripts/engine/types.js";
 

@@ -4,11 +4,12 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { classifySentence } from "../../scripts/engine/classify.js";
 import { featureId, GROUPS, HASH_BITS } from "../../scripts/engine/features.js";
-import { decodeFloat32, decodeInt32, dequantizeInt8, encodeFloat32, encodeInt32, MODEL_FORMAT, quantizeInt8, MODEL_VERSION, modelClassifier, type ModelFile } from "../../scripts/engine/model.js";
+import { decodeFloat32, decodeInt32, dequantizeInt8, encodeFloat32, encodeInt32, MODEL_FORMAT, quantizeInt8, MODEL_VERSION, type ModelFile } from "../../scripts/engine/model-format.js";
+import { modelClassifier } from "../../scripts/engine/inference.js";
 import { TYPES } from "../../scripts/engine/types.js";
 import { ModelError } from "../../scripts/errors.js";
-import { loadClassifier } from "../../scripts/io.js";
-import { parseModel, readModel, writeModel } from "../../scripts/model-file.js";
+import { loadClassifier } from "../../scripts/io/model-file.js";
+import { parseModel, readModel, writeModel } from "../../scripts/io/model-file.js";
 
 const repo = resolve(import.meta.dirname, "..", "..");
 

@@ -2,9 +2,9 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { classifyMarkdown, regexClassifier } from "../../scripts/engine/classify.js";
-import { modelClassifier } from "../../scripts/engine/model.js";
+import { modelClassifier } from "../../scripts/engine/inference.js";
 import { cueText, HARD, SOFT } from "../../scripts/engine/regex-tier.js";
-import { readModel } from "../../scripts/model-file.js";
+import { readModel } from "../../scripts/io/model-file.js";
 
 // The cue regexes as they were with the u flag (Unicode case folding); HARD and SOFT now use "i"
 // (4 ms less compilation at every cold start) on cueText.

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadLabelledData } from "../../scripts/data.js";
+import { loadLabelledData } from "../../scripts/io/labelled-data.js";
 import { alignLabels } from "../../scripts/engine/gold.js";
-import { sequenceFeatures } from "../../scripts/engine/model.js";
+import { sequenceFeatures } from "../../scripts/engine/inference.js";
 import {
   buildExamples,
   DEFAULT_TRAIN_OPTIONS,

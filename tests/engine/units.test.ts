@@ -383,7 +383,7 @@ describe("segment: properties", () => {
           expect(["blank", "code", "frontmatter"]).toContain(u.kind);
         }
       }),
-      { numRuns: Number(process.env.KT_RUNS ?? 400) },
+      { numRuns: Number(process.env.KNOWLEDGE_TRIAGE_RUNS ?? 400) },
     );
   }, 60_000);
 

@@ -9,7 +9,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { BATCH_UTTERANCES } from "../../scripts/memory/extract-run.js";
+import { BATCH_UTTERANCES } from "../../scripts/memory/pipeline/extract-run.js";
 import { distinctRules } from "../fixtures/memory/many-rules.js";
 import { bytesOf, cleanup, looksLikeJson, P, payload, rulesDirOf, runHook, snapshot, tempProject } from "./helpers.js";
 

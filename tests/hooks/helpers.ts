@@ -9,7 +9,7 @@ import { filesUnder } from "../memory/helpers.js";
 export { childEnv };
 
 export const repo = resolve(import.meta.dirname, "..", "..");
-export const bundle = process.env.KT_BUNDLE ?? join(repo, "dist", "triage.mjs");
+export const bundle = process.env.KNOWLEDGE_TRIAGE_BUNDLE ?? join(repo, "dist", "triage.mjs");
 export const fixtures = join(repo, "tests", "fixtures", "hooks");
 
 export interface HookRun {

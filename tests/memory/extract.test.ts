@@ -1,8 +1,8 @@
 import { appendFileSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadStore } from "../../scripts/memory/state.js";
-import { renderPinnedRules } from "../../scripts/memory/api.js";
+import { loadStore } from "../../scripts/memory/store/state.js";
+import { renderPinnedRules } from "../../scripts/memory/pipeline/extract-api.js";
 import { assistant, compact, jsonl, toolPair, user, userBlocks } from "../fixtures/memory/jsonl.js";
 import { FAKE_SECRETS } from "../fixtures/memory/secrets.js";
 import { activeRules, extractText, ruleFilesText, snapshot, tempProject } from "./helpers.js";
@@ -257,7 +257,7 @@ describe("extract: hand edits and locking", { timeout: 30_000 }, () => {
   it("BL-29: a lock held past the wait makes the run fail with LOCK_BUSY and leaves files alone", async () => {
     const p = tempProject();
     await extractText(p, jsonl([user("Never push to main.")]));
-    const { acquireLock } = await import("../../scripts/memory/state.js");
+    const { acquireLock } = await import("../../scripts/memory/store/state.js");
     const before = snapshot(p.rulesDir); // taken before the lock: the lock folder is not a rules file
     const release = await acquireLock(p.rulesDir);
     const t0 = Date.now();
@@ -305,7 +305,7 @@ describe("extract: user-level rules folder (BL-30)", () => {
       const text = ruleFilesText(rulesDir);
       expect(text).toContain("In packages/api, always validate request bodies with zod.");
       expect(text).not.toContain("paths:");
-      const { pinRule } = await import("../../scripts/memory/pin.js");
+      const { pinRule } = await import("../../scripts/memory/store/pin-rule.js");
       const { regexClassifier } = await import("../../scripts/engine/classify.js");
       await expect(pinRule({ text: "Use zod.", rulesDir, classifier: regexClassifier, paths: ["packages/api"] })).rejects.toThrow(/user-level/);
     } finally {

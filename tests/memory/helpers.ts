@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { regexClassifier } from "../../scripts/engine/classify.js";
-import { runExtract, type RunTuning } from "../../scripts/memory/extract-run.js";
-import type { ExtractReport } from "../../scripts/memory/api.js";
-import { loadStore } from "../../scripts/memory/state.js";
+import { runExtract, type RunTuning } from "../../scripts/memory/pipeline/extract-run.js";
+import type { ExtractReport } from "../../scripts/memory/pipeline/extract-api.js";
+import { loadStore } from "../../scripts/memory/store/state.js";
 
 /** A temp project with a transcript path and the default rules folder inside it. */
 export function tempProject(): { dir: string; transcript: string; rulesDir: string } {

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { regexClassifier } from "../../scripts/engine/classify.js";
-import { renderPinnedRules } from "../../scripts/memory/api.js";
-import { exportRules, mergeBlock, planExport } from "../../scripts/memory/export.js";
-import { parseRuleFile, readRuleFiles } from "../../scripts/memory/pinned.js";
-import { pinRule } from "../../scripts/memory/pin.js";
+import { renderPinnedRules } from "../../scripts/memory/pipeline/extract-api.js";
+import { exportRules, mergeBlock, planExport } from "../../scripts/memory/store/export-rules.js";
+import { parseRuleFile, readRuleFiles } from "../../scripts/memory/store/pinned-rules.js";
+import { pinRule } from "../../scripts/memory/store/pin-rule.js";
 import { snapshot } from "./helpers.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "kt-pin-"));

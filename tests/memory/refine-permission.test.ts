@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyStatement, findRefinementTarget, type Statement } from "../../scripts/memory/consolidate.js";
 import { stripFiller } from "../../scripts/memory/extract.js";
-import { renderPinnedRules } from "../../scripts/memory/pinned.js";
+import { renderPinnedRules } from "../../scripts/memory/store/pinned-rules.js";
 import { MAX_FILE_CHARS, planFiles } from "../../scripts/memory/render.js";
-import { emptyStore, type Rule } from "../../scripts/memory/schema.js";
-import { loadStore } from "../../scripts/memory/state.js";
+import { emptyStore, type Rule } from "../../scripts/memory/store/store-schema.js";
+import { loadStore } from "../../scripts/memory/store/state.js";
 import { jsonl, user } from "../fixtures/memory/jsonl.js";
 import { extractText, ruleFilesText, tempProject } from "./helpers.js";
 

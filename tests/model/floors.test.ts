@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { regexClassifier } from "../../scripts/engine/classify.js";
-import { modelClassifier } from "../../scripts/engine/model.js";
+import { modelClassifier } from "../../scripts/engine/inference.js";
 import { TYPES } from "../../scripts/engine/types.js";
-import { loadLabelledData } from "../../scripts/data.js";
-import { evaluateDocs } from "../../scripts/evaluate.js";
-import { defaultModelPath } from "../../scripts/io.js";
-import { readModel } from "../../scripts/model-file.js";
+import { loadLabelledData } from "../../scripts/io/labelled-data.js";
+import { evaluateDocs } from "../../scripts/engine/evaluate.js";
+import { defaultModelPath } from "../../scripts/paths.js";
+import { readModel } from "../../scripts/io/model-file.js";
 
 const model = readModel(defaultModelPath());
 const test = loadLabelledData("data/test");

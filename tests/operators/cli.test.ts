@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ManifestSchema, RetrieveJsonSchema, CompactReportSchema } from "../../scripts/operators/schemas.js";
+import { ManifestSchema, RetrieveJsonSchema, CompactReportSchema } from "../../scripts/cli/operator-json.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const FIXTURE = join(ROOT, "tests/fixtures/operators/claude-coding.md");

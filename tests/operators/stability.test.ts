@@ -8,7 +8,7 @@ import { estimateTokens } from "../../scripts/engine/budget.js";
 import type { ClassifiedUnit } from "../../scripts/engine/types.js";
 import { segment } from "../../scripts/engine/units.js";
 import { CompactionUnsafeError } from "../../scripts/errors.js";
-import { loadClassifier } from "../../scripts/io.js";
+import { loadClassifier } from "../../scripts/io/model-file.js";
 import { compact } from "../../scripts/operators/compact.js";
 import { renderUnit } from "../../scripts/operators/layout.js";
 import { classifyForOperators, isPinned, isRule, type OperatorUnit } from "../../scripts/operators/policy.js";

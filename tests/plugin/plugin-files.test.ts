@@ -3,12 +3,12 @@
  * .ci/plugin.sh): Agent Skills frontmatter (spec keys only, name = folder), the hook table (exec form, the
  * bundle, known events, timeouts in seconds), the marketplace entry and the symlinked plugin folder.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { HOOK_EVENTS } from "../../scripts/hook.js";
+import { HOOK_EVENTS } from "../../scripts/hooks/payload.js";
 
 const repo = resolve(import.meta.dirname, "..", "..");
 const read = (p: string): string => readFileSync(join(repo, p), "utf8");
@@ -86,15 +86,20 @@ describe("plugin and marketplace manifests", () => {
     expect(market.plugins[0].name).toBe(plugin.name);
     expect([plugin.version, market.plugins[0].version]).toEqual([pkg.version, pkg.version]);
   });
-  it("the marketplace source is a folder of symlinks into this repository, without package.json", () => {
+  it("the marketplace source is a folder of real files (no symbolic links) equal to what the build copies, without package.json", () => {
     const src = join(repo, market.plugins[0].source);
-    for (const [link, target] of [
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+    const files = walk(src);
+    for (const f of files) expect(lstatSync(f).isSymbolicLink(), f).toBe(false);
+    for (const [copy, original] of [
       [".claude-plugin/plugin.json", ".claude-plugin/plugin.json"],
-      ["hooks", "hooks"],
-      ["dist", "dist"],
-      ["skills", "skills"],
+      ["hooks/hooks.json", "hooks/hooks.json"],
+      ["dist/triage.mjs", "dist/triage.mjs"],
+      ["model/model.json", "model/model.json"],
+      ["skills/knowledge-triage/SKILL.md", "skills/knowledge-triage/SKILL.md"],
     ] as const) {
-      expect(realpathSync(join(src, link))).toBe(realpathSync(join(repo, target)));
+      expect(readFileSync(join(src, copy)).equals(readFileSync(join(repo, original))), `${copy} is stale: run npm run build`).toBe(true);
     }
     expect(existsSync(join(src, "package.json"))).toBe(false); // so Claude Code runs no `npm ci` on the copy
   });

@@ -1,0 +1,40 @@
+import type { Command } from "commander";
+
+type Register = (program: Command) => void;
+
+/**
+ * Every subcommand: its one-line description (for `triage --help`) and a loader for its module.
+ * Only the invoked command's module is loaded: esbuild turns each dynamic import into a lazily
+ * initialised part of the one bundle, so `triage classify` never initialises the extraction,
+ * operator or hook code (and their zod schemas) — that keeps cold start close to bare `node`.
+ */
+const COMMANDS: Record<string, [string, () => Promise<Register>]> = {
+  classify: ["label every unit of markdown memory files by type", async () => (await import("./commands/classify-command.js")).registerClassify],
+  train: ["train the classifier on labelled data; prints k-fold CV and test metrics", async () => (await import("./commands/train-command.js")).registerTrain],
+  eval: ["per-class precision, recall, F1, macro-F1 and the confusion matrix on labelled data", async () => (await import("./commands/eval-command.js")).registerEval],
+  label: ["turn memory files into candidate training data (JSONL) for review", async () => (await import("./commands/label-command.js")).registerLabel],
+  compact: ["TypeCompact: budgeted compaction that pins rules verbatim", async () => (await import("./commands/compact-command.js")).registerCompact],
+  decompose: ["TypeDecompose: partitions that each carry every rule that governs them", async () => (await import("./commands/decompose-command.js")).registerDecompose],
+  retrieve: ["TypeRetrieve: in-scope rules first, then BM25", async () => (await import("./commands/retrieve-command.js")).registerRetrieve],
+  pin: ["add a rule verbatim to the rules folder", async () => (await import("./commands/pin-command.js")).registerPin],
+  extract: ["durable rules from a Claude Code transcript into the rules folder", async () => (await import("./commands/extract-command.js")).registerExtract],
+  export: ["write the pinned rules in another agent's native file", async () => (await import("./commands/export-command.js")).registerExport],
+  hook: ["Claude Code hook entry (reads the payload on stdin, always exits 0)", async () => (await import("./commands/hook-command.js")).registerHook],
+};
+
+/** Names of all subcommands, in help order. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
+/**
+ * Register subcommands for an argv: the invoked one (or the one named by `help <name>`) in full,
+ * the others as description-only entries for the top-level help. Pass `all` to load every command
+ * in full (tests).
+ */
+export async function registerCommands(program: Command, argv: readonly string[], all = false): Promise<void> {
+  const args = argv.slice(2).filter((a) => !a.startsWith("-"));
+  const wanted = args[0] === "help" ? args[1] : args[0];
+  for (const [name, [description, load]] of Object.entries(COMMANDS)) {
+    if (all || name === wanted) (await load())(program);
+    else program.command(name).description(description).allowUnknownOption().allowExcessArguments();
+  }
+}

@@ -1,0 +1,125 @@
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import * as z from "zod/mini";
+import { estimateTokens } from "../../engine/budget.js";
+import { segment } from "../../engine/units.js";
+import { classifyForOperators } from "../../operators/policy.js";
+import { TriageError, UsageError } from "../../errors.js";
+import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
+import { loadClassifier } from "../../io/model-file.js";
+import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
+import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
+import { visible } from "../../terminal.js";
+import { decompose, type MemoryDoc } from "../../operators/decompose.js";
+import { ManifestSchema } from "../operator-json.js";
+import { budgetFromFlags, pinMassFlag } from "./compact-command.js";
+
+/** The part of an earlier run's manifest.json that says which files of the folder it wrote. */
+const OwnedManifestSchema = z.object({
+  format: z.literal("knowledge-triage/decompose"),
+  partitions: z.array(z.object({ file: z.string().check(z.minLength(1)) })),
+});
+
+/**
+ * Absolute paths in `dir` written by an earlier `triage decompose` run: its manifest.json and the
+ * partition files that manifest lists. Empty when there is no manifest or it is not ours.
+ */
+export function ownedByPreviousRun(dir: string): Set<string> {
+  const manifest = join(dir, "manifest.json");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileCapped(manifest, { maxBytes: INPUT_MAX_BYTES }).toString("utf8"));
+  } catch {
+    return new Set();
+  }
+  const r = OwnedManifestSchema.safeParse(raw);
+  if (!r.success) return new Set();
+  return new Set([resolve(manifest), ...r.data.partitions.map((p) => resolve(dir, p.file))]);
+}
+
+interface DecomposeFlags {
+  out?: string;
+  by?: string;
+  maxTokens?: string;
+  maxRatio?: string;
+  model?: string;
+  pinMass?: string;
+  json?: boolean;
+  force?: boolean;
+}
+
+/** `triage decompose <file...> --out DIR [--by section | --max-tokens N | --max-ratio R]`. */
+export function registerDecompose(program: Command): void {
+  program
+    .command("decompose")
+    .description("split memory files into partitions (by top-level section or size) and copy every rule into each partition it governs")
+    .argument("<files...>", "markdown memory files")
+    .requiredOption("--out <dir>", "folder for one markdown file per partition and manifest.json")
+    .option("--by <mode>", "section (default): one partition per top-level section")
+    .option("--max-tokens <n>", "partition by size: at most n tokens of native content per partition")
+    .option("--max-ratio <r>", "partition by size: at most r x the base's token estimate per partition")
+    .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
+    .option("--pin-mass <p>", "also treat units with P(constraint)+P(procedural) >= p as rules (default 0.4)")
+    .option("--json", "print the manifest on stdout as well")
+    .option("--force", "allow overwriting existing files in --out that an earlier decompose run did not write (even inputs)")
+    .action((files: string[], opts: DecomposeFlags, cmd: Command) => {
+      opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
+      if (files.includes("-")) throw new UsageError("decompose reads files, not stdin");
+      const bySize = opts.maxTokens !== undefined || opts.maxRatio !== undefined;
+      if (opts.by !== undefined && opts.by !== "section") throw new UsageError(`--by must be "section" (use --max-tokens or --max-ratio for size), got "${opts.by}"`);
+      if (opts.by === "section" && bySize) throw new UsageError("give either --by section or --max-tokens/--max-ratio, not both");
+      const dir = opts.out as string;
+      try {
+        if (!statSync(dir).isDirectory()) throw new UsageError(`--out must be a folder, but ${dir} is a file`);
+      } catch (e) {
+        if (e instanceof UsageError) throw e; // a missing folder is created
+      }
+      const classifier = loadClassifier(opts.model);
+      const docs: MemoryDoc[] = files.map((f) => {
+        const input = readInput(f);
+        for (const w of input.warnings) stderrLine(`warning: ${w}`);
+        return { name: f, units: classifyForOperators(segment(input.text), classifier) };
+      });
+      const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
+      const pinMass = pinMassFlag(opts.pinMass);
+      const result = bySize
+        ? decompose(docs, { by: "size", maxTokens: budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]), pinMass })
+        : decompose(docs, { by: "section", pinMass });
+      if (result.violations.length > 0) throw new TriageError(`internal: ${result.violations.length} locality violations`, "INTERNAL", 1);
+      const manifest = ManifestSchema.parse({
+        format: "knowledge-triage/decompose",
+        version: 1,
+        by: bySize ? "size" : "section",
+        maxTokens: bySize ? budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]) : null,
+        sources: files,
+        rules: result.rules.length,
+        violations: result.violations.length,
+        partitions: result.partitions.map((p) => ({
+          id: p.id,
+          file: `${p.id}.md`,
+          title: p.title,
+          source: p.doc,
+          tokens: p.tokens,
+          paths: p.paths,
+          topics: p.topics,
+          units: p.units.flatMap(([d, i]) => {
+            const u = docs[d]?.units[i];
+            return u && u.type !== "structure" ? [{ line: u.line, endLine: u.endLine, type: u.type }] : [];
+          }),
+          copied: p.copied.map((c) => ({ source: docs[c.rule.doc]?.name ?? "", line: c.rule.unit.line, type: c.rule.unit.type, text: c.rule.unit.text, scope: c.rule.scope, why: c.why })),
+        })),
+      });
+      // Check every target before writing any: a refusal leaves the folder untouched.
+      const owned = ownedByPreviousRun(dir);
+      const targets = [...result.partitions.map((p) => join(dir, `${p.id}.md`)), join(dir, "manifest.json")];
+      for (const t of targets) refuseOverwrite(t, { force: opts.force, inputs: files, owned: (p) => owned.has(resolve(p)) });
+      for (const p of result.partitions) writeFileAtomic(join(dir, `${p.id}.md`), p.text);
+      writeFileAtomic(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+      if (opts.json) writeStdout(`${JSON.stringify(manifest)}\n`);
+      else {
+        const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);
+        writeStdout(`${result.partitions.length} partitions, ${result.rules.length} rules, ${copies} rule copies, 0 locality violations; wrote ${visible(join(dir, "manifest.json"))}\n`);
+      }
+    });
+}

@@ -1,0 +1,18 @@
+import type { Command } from "commander";
+import { runHook } from "../../hooks/dispatch.js";
+
+/**
+ * `triage hook <event>`: the Claude Code hook entry (hooks/hooks.json and install.sh point here).
+ * Events: pre-compact, session-start, session-end. Reads the payload from stdin; always exits 0.
+ */
+export function registerHook(program: Command): void {
+  program
+    .command("hook")
+    .description("run a Claude Code hook (pre-compact | session-start | session-end); payload on stdin, always exits 0")
+    .argument("[event]", "pre-compact | session-start | session-end", "")
+    .allowUnknownOption(true)
+    .allowExcessArguments(true)
+    .action(async (event: string) => {
+      await runHook(event);
+    });
+}

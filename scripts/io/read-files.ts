@@ -1,0 +1,200 @@
+/**
+ * Reading user-named files and folders without hanging: whole-file reads refuse devices, sockets and
+ * (unless asked) FIFOs, and stop at a size cap, so `/dev/zero` or `/dev/urandom` fails at once instead
+ * of reading forever; the folder walk skips FIFOs and devices with a warning and never enters a folder
+ * twice, so a symbolic-link loop is walked once. The only module that reads whole files for the CLI.
+ */
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { ReadError, UsageError } from "../errors.js";
+
+/**
+ * Largest model file read, in bytes (64 MiB). The bundled model/model.json is 0.69 MB; a model
+ * trained on many times the bundled corpus stays far below, while a wrong file or a device fails fast.
+ */
+export const MODEL_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Largest text input read whole, in bytes (256 MiB): memory files, stdin, labelled data, rule files.
+ * Memory files are kilobytes; 256 MiB of UTF-8 decodes to at most 2^28 UTF-16 units, below V8's
+ * longest string (2^29 - 24 units in Node 20), so a capped input never fails halfway through decoding.
+ */
+export const INPUT_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Block the thread for `ms` milliseconds (a retry pause in synchronous I/O loops). */
+export function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** What a non-regular file is, for messages: "FIFO", "socket", "character device", ... */
+export function fileKind(st: Stats): string {
+  if (st.isFile()) return "regular file";
+  if (st.isDirectory()) return "folder";
+  if (st.isFIFO()) return "FIFO";
+  if (st.isSocket()) return "socket";
+  if (st.isCharacterDevice()) return "character device";
+  if (st.isBlockDevice()) return "block device";
+  return "special file";
+}
+
+/** The error for an input past its cap: "cannot read <name>: larger than 64 MiB, the limit for this input". */
+const tooLarge = (name: string, maxBytes: number): ReadError => new ReadError(name, `larger than ${Math.round(maxBytes / (1024 * 1024))} MiB, the limit for this input`);
+
+/**
+ * All bytes of the open descriptor `fd` up to end of input. `sizeHint` (bytes, e.g. a regular file's
+ * st.size) sizes the first buffer, so a regular file is read with one read call plus the one that sees
+ * the end. EAGAIN (a non-blocking pipe with no data yet) is retried after 1 ms. Throws ReadError
+ * (`cannot read <name>: larger than <cap> MiB, ...`) as soon as more than `maxBytes` bytes arrive, and
+ * rethrows other read errors as ErrnoException.
+ */
+export function readFd(fd: number, name: string, maxBytes: number, sizeHint = 0): Buffer {
+  let buf = Buffer.allocUnsafe(Math.min(Math.max(sizeHint, 1 << 16) + 1, maxBytes + 1));
+  let total = 0;
+  for (;;) {
+    if (total === buf.length) {
+      if (total > maxBytes) throw tooLarge(name, maxBytes);
+      const next = Buffer.allocUnsafe(Math.min(buf.length * 2, maxBytes + 1));
+      buf.copy(next, 0, 0, total);
+      buf = next;
+    }
+    let n: number;
+    try {
+      n = readSync(fd, buf, total, buf.length - total, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") {
+        sleepMs(1);
+        continue;
+      }
+      if (code === "EOF") break; // Windows: end of a pipe
+      throw e;
+    }
+    if (n === 0) break;
+    total += n;
+  }
+  if (total > maxBytes) throw tooLarge(name, maxBytes);
+  return buf.subarray(0, total);
+}
+
+/** Options of `readFileCapped`. */
+export interface ReadCappedOptions {
+  /** Most bytes accepted (MODEL_MAX_BYTES, INPUT_MAX_BYTES); more gives ReadError. */
+  maxBytes: number;
+  /** Also accept a FIFO or pipe (`<(cmd)`, /dev/stdin from a pipe): read to its end, under the same cap. */
+  pipes?: boolean;
+}
+
+/**
+ * The bytes of the file at `path`, which must be a regular file (or, with `opts.pipes`, a FIFO) of at
+ * most `opts.maxBytes` bytes. Throws ReadError, one line `cannot read <path>: <reason>`, reason one of
+ * "no such file", "is a directory", "not a regular file (character device)" (FIFO, socket, ...),
+ * "larger than 64 MiB, the limit for this input" or an errno code. Opened non-blocking when pipes are
+ * refused, so even a FIFO swapped in after the stat cannot block the open.
+ */
+export function readFileCapped(path: string, opts: ReadCappedOptions): Buffer {
+  const errno = (e: unknown): ReadError => {
+    const code = (e as NodeJS.ErrnoException).code;
+    return new ReadError(path, code === "ENOENT" || code === "ENOTDIR" ? "no such file" : (code ?? (e as Error).message), code);
+  };
+  const check = (st: Stats): void => {
+    if (st.isDirectory()) throw new ReadError(path, "is a directory", "EISDIR");
+    if (!st.isFile() && !(opts.pipes && st.isFIFO())) throw new ReadError(path, `not a regular file (${fileKind(st)})`);
+    if (st.isFile() && st.size > opts.maxBytes) throw tooLarge(path, opts.maxBytes);
+  };
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    throw errno(e);
+  }
+  check(st);
+  let fd: number;
+  try {
+    fd = openSync(path, opts.pipes ? constants.O_RDONLY : constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    throw errno(e);
+  }
+  try {
+    const fst = fstatSync(fd);
+    check(fst); // the path may have been replaced between stat and open
+    return readFd(fd, path, opts.maxBytes, fst.isFile() ? fst.size : 0);
+  } catch (e) {
+    throw e instanceof ReadError ? e : errno(e);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Options of `walkFiles`. */
+export interface WalkOptions {
+  /** Walk sub-folders (default true); false lists only each folder's own files. */
+  recursive?: boolean;
+  /** Whether to enter the sub-folder named `name` (default: every one). */
+  enterDir?: (name: string) => boolean;
+  /** Whether a file named `name` found in a folder is wanted (default: every one). */
+  wantFile?: (name: string) => boolean;
+}
+
+/** Files found by `walkFiles`, in walk order, and one warning per entry skipped for a reason worth saying. */
+export interface WalkResult {
+  files: string[];
+  warnings: string[];
+}
+
+/**
+ * The files under `paths`: a path naming a file is taken as is (whatever its kind: reading it decides);
+ * a folder is walked in sorted name order, depth first. Symbolic links are followed, but every folder
+ * and file is taken once, by device + inode, so a link loop or a link to a folder already walked adds
+ * nothing. Wanted entries that are not regular files (FIFO, socket, device) are skipped with a warning,
+ * as are sub-folders that cannot be listed; dangling links are skipped silently. Throws UsageError for
+ * a path that does not exist or a top folder that cannot be listed.
+ */
+export function walkFiles(paths: readonly string[], opts: WalkOptions = {}): WalkResult {
+  const files: string[] = [];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  const firstVisit = (st: Stats): boolean => {
+    const id = `${st.dev}:${st.ino}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  };
+  const walk = (dir: string, top: boolean): void => {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch (e) {
+      const why = `cannot read folder ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+      if (top) throw new UsageError(why);
+      warnings.push(`skipped: ${why}`);
+      return;
+    }
+    for (const name of names) {
+      const p = join(dir, name);
+      let st: Stats;
+      try {
+        st = statSync(p);
+      } catch {
+        continue; // a dangling link, or one in a loop of links
+      }
+      if (st.isDirectory()) {
+        if (opts.recursive !== false && (opts.enterDir?.(name) ?? true) && firstVisit(st)) walk(p, false);
+      } else if (opts.wantFile?.(name) ?? true) {
+        if (!st.isFile()) warnings.push(`skipped ${p}: not a regular file (${fileKind(st)})`);
+        else if (firstVisit(st)) files.push(p);
+      }
+    }
+  };
+  for (const p of paths) {
+    let st: Stats;
+    try {
+      st = statSync(p);
+    } catch {
+      throw new UsageError(`no such file or folder: ${p}`);
+    }
+    if (!firstVisit(st)) continue;
+    if (st.isDirectory()) walk(p, true);
+    else files.push(p);
+  }
+  return { files, warnings };
+}

@@ -1,0 +1,97 @@
+/**
+ * Text I/O at the edge: reading a file or stdin as decoded text, writing stdout and one-line stderr messages.
+ * The engine never imports this module.
+ */
+import { writeSync } from "node:fs";
+import { UsageError, WriteError } from "../errors.js";
+import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./read-files.js";
+import { visibleName } from "../terminal.js";
+
+/** Decoded text of a file or stdin plus warnings (invalid UTF-8, NUL bytes). */
+export interface DecodedInput {
+  name: string;
+  text: string;
+  warnings: string[];
+}
+
+
+/**
+ * Write text to standard output synchronously, straight to file descriptor 1. Creating
+ * process.stdout loads Node's stream modules (several ms of a ~250 ms cold start), and a synchronous
+ * write also means nothing is lost when the process exits. Partial writes are continued; a
+ * non-blocking pipe that is full (EAGAIN) is retried after 1 ms; a closed reader (EPIPE, as in
+ * `triage classify ... | head`) ends the output quietly. Other errors (ENOSPC on /dev/full, a closed
+ * descriptor) throw WriteError("cannot write standard output: CODE").
+ */
+export function writeStdout(text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  let off = 0;
+  while (off < bytes.length) {
+    try {
+      off += writeSync(1, bytes, off, bytes.length - off);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EPIPE") return;
+      if (code !== "EAGAIN") throw new WriteError("standard output", code ?? (e as Error).message);
+      sleepMs(1);
+    }
+  }
+}
+
+/**
+ * Write one diagnostic line to standard error: `triage: <text>\n`, with `text` passed through
+ * visibleName() (it often quotes a file name or the user's text; a line feed in it is escaped, so it
+ * stays one line). E.g. stderrLine(`warning: ${w}`).
+ */
+export function stderrLine(text: string): void {
+  process.stderr.write(`triage: ${visibleName(text)}\n`);
+}
+
+const strict = new TextDecoder("utf-8", { fatal: true });
+const lenient = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * Decode bytes as UTF-8, or as UTF-16 when they start with a UTF-16 byte-order mark (FF FE little-,
+ * FE FF big-endian). Invalid sequences become U+FFFD with a warning; never throws.
+ * Input: raw bytes and a display name. Output: text (BOM kept; the segmenter strips it).
+ */
+export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
+  const warnings: string[] = [];
+  let text: string;
+  // A UTF-16 byte-order mark (Windows tools such as PowerShell's `>` write UTF-16LE): decode as
+  // UTF-16 in that byte order. Everything else is UTF-8.
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
+  try {
+    text = utf16 ? new TextDecoder(utf16, { fatal: true }).decode(bytes) : strict.decode(bytes);
+  } catch {
+    text = utf16 ? new TextDecoder(utf16).decode(bytes) : lenient.decode(bytes);
+    warnings.push(`${name}: not valid ${utf16 ? utf16.toUpperCase() : "UTF-8"}; invalid bytes replaced with U+FFFD`);
+  }
+  if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
+  return { name, text, warnings };
+}
+
+/**
+ * All of standard input as bytes (a pipe, a file or a terminal), at most INPUT_MAX_BYTES. Throws
+ * UsageError for a folder on stdin, for more than INPUT_MAX_BYTES (`yes | triage classify -` stops
+ * with a message instead of filling memory) and for other read errors.
+ */
+function readStdin(): Buffer {
+  try {
+    return readFd(0, "-", INPUT_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read -: ${code === "EISDIR" ? "is a directory" : (code ?? (e as Error).message)}`);
+  }
+}
+
+/**
+ * Read a file path, or stdin for "-", as decoded text. The path must be a regular file or a pipe
+ * (`<(cmd)`), at most INPUT_MAX_BYTES: a device such as /dev/zero is refused, not read forever.
+ * Throws UsageError (one line, `cannot read <path>: <why>`) when the path cannot be read.
+ */
+export function readInput(path: string): DecodedInput {
+  if (path === "-") return decodeBytes(readStdin(), "-");
+  return decodeBytes(readFileCapped(path, { maxBytes: INPUT_MAX_BYTES, pipes: true }), path);
+}

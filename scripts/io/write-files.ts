@@ -1,0 +1,137 @@
+/**
+ * Writing files: creating folders (mkdir -p), replacing a file atomically, and refusing to overwrite
+ * an input or an existing file the user did not ask to replace.
+ */
+import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { UsageError, WriteError } from "../errors.js";
+
+/**
+ * Create a folder and its missing parents, like `mkdir -p`; an existing folder is fine. Not
+ * fs.mkdirSync's recursive mode: Node 20's loops forever where mkdir answers ENOENT although the
+ * parent exists (any path under /proc, e.g. with HOME=/proc). `mode` applies to the folders created.
+ * Throws the first error (EACCES, ENOTDIR, ENOENT, ...) as an ErrnoException.
+ */
+export function makeDirs(dir: string, mode?: number): void {
+  const missing: string[] = [];
+  let cur = resolve(dir);
+  for (;;) {
+    let st: ReturnType<typeof statSync> | undefined;
+    try {
+      st = statSync(cur);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    if (st) {
+      if (st.isDirectory()) break;
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${cur}'`), { code: "ENOTDIR", path: cur });
+    }
+    missing.push(cur);
+    const parent = dirname(cur);
+    if (parent === cur) break;
+    cur = parent;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, mode === undefined ? {} : { mode });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+  }
+}
+
+let tmpCounter = 0;
+/**
+ * Replace `path` with `data` (text as UTF-8, or bytes) atomically: write `<path>.<pid>.<n>.tmp` in
+ * the same folder (created with `mode` when given, e.g. 0o600), then rename over the target (readers
+ * see the old or the new bytes, never a torn file). On failure the temp file is removed and the raw
+ * fs error is rethrown. The one atomic-write primitive of the project.
+ */
+export function replaceAtomically(path: string, data: string | Uint8Array, mode?: number): void {
+  const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
+  try {
+    writeFileSync(tmp, data, mode === undefined ? undefined : { mode });
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing to clean
+    }
+    throw e;
+  }
+}
+
+const errCode = (e: unknown): string => (e as NodeJS.ErrnoException)?.code ?? (e as Error)?.message ?? String(e);
+
+/**
+ * Write a file atomically: write a temp file beside it, then rename over the target (parent folders
+ * are created). Throws WriteError (`cannot write <path>: <errno code>`) on any failure; the temp file
+ * is removed and the target left as it was.
+ */
+export function writeFileAtomic(path: string, data: string): void {
+  try {
+    if (statSync(path).isDirectory()) throw new WriteError(path, "EISDIR");
+  } catch (e) {
+    if (e instanceof WriteError) throw e;
+  }
+  try {
+    makeDirs(dirname(resolve(path)));
+  } catch (e) {
+    // mkdir -p reports a file in the way of a parent folder as EEXIST: say what it means.
+    throw new WriteError(path, errCode(e) === "EEXIST" ? "ENOTDIR" : errCode(e));
+  }
+  try {
+    replaceAtomically(path, data);
+  } catch (e) {
+    throw new WriteError(path, errCode(e));
+  }
+}
+
+
+/** Device + inode of an existing path (symlinks followed), or null when it does not exist. */
+function fileIdentity(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `a` and `b` name the same file: same resolved path, or same device + inode (symlink, hard link). */
+export function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const ia = fileIdentity(a);
+  return ia !== null && ia === fileIdentity(b);
+}
+
+/** Options of `refuseOverwrite`: the `--force` flag, the command's input files, and existing files it owns. */
+export interface OverwriteOptions {
+  /** `--force` was given: allow overwriting anything but a folder. */
+  force?: boolean;
+  /** Input files of the command (never overwritten without --force, even when `owned` accepts them). */
+  inputs?: readonly string[];
+  /** Existing files the command may replace without --force (its own earlier output, e.g. a retrained model). */
+  owned?: (path: string) => boolean;
+}
+
+/**
+ * The shared "refuse to overwrite" rule of every command that writes a user-named path (the `--force`
+ * convention). Throws UsageError naming `path` when it would overwrite one of `inputs`, or an existing
+ * file that `owned` does not accept, unless `force`; WriteError (EISDIR) when it is a folder.
+ */
+export function refuseOverwrite(path: string, opts: OverwriteOptions = {}): void {
+  let st: ReturnType<typeof statSync> | null = null;
+  try {
+    st = statSync(path);
+  } catch {
+    st = null;
+  }
+  if (st?.isDirectory()) throw new WriteError(path, "EISDIR");
+  if (opts.force) return;
+  if ((opts.inputs ?? []).some((i) => i !== "-" && sameFile(i, path))) {
+    throw new UsageError(`refusing to overwrite ${path}: it is an input file (use --force to allow)`);
+  }
+  if (st && !(opts.owned?.(path) ?? false)) throw new UsageError(`refusing to overwrite existing file ${path} (use --force to overwrite)`);
+}

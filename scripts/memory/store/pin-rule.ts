@@ -1,0 +1,66 @@
+/**
+ * `triage pin`: add one rule verbatim (secrets redacted) to the rules folder, under the same lock,
+ * store and file layout as extraction. A path-scoped pin (`--paths`) goes to one file per glob with
+ * `paths:` frontmatter. Idempotent: pinning the same (or a near-duplicate) rule again changes nothing.
+ */
+import { resolve } from "node:path";
+import { UsageError } from "../../errors.js";
+import type { Classifier } from "../../engine/classify.js";
+import { classifySentence } from "../../engine/classify.js";
+import { normaliseGlob } from "../../operators/scope.js";
+import { applyStatement } from "../consolidate.js";
+import { redactTexts } from "../redact.js";
+import { recoverFromFiles, syncRuleFiles } from "./rule-files.js";
+import { acquireLock, isUserRulesDir, loadStore, saveStore } from "./state.js";
+
+/** Options of one pin. */
+export interface PinOptions {
+  text: string;
+  rulesDir: string;
+  type?: "constraint" | "procedural";
+  paths?: string[];
+  classifier: Classifier;
+}
+
+/** What a pin did: "added", or "exists" when the rule was already there; the rule id and files. */
+export interface PinReport {
+  status: "added" | "exists" | "reactivated";
+  id: string;
+  text: string;
+  globs: string[];
+  files: string[];
+  warnings: string[];
+}
+
+/** Pin a rule (see module doc). Throws UsageError for empty text or a glob that normalises to nothing. */
+export async function pinRule(opts: PinOptions): Promise<PinReport> {
+  const raw = opts.text.replace(/\r\n?/g, "\n").trim();
+  if (raw === "") throw new UsageError("pin: the rule text is empty");
+  const globs = [...new Set((opts.paths ?? []).map((p) => {
+    const g = normaliseGlob(p);
+    if (!g) throw new UsageError(`pin: "${p}" is not a path or glob`);
+    return g;
+  }))].sort();
+  if (globs.length > 0 && isUserRulesDir(opts.rulesDir)) {
+    throw new UsageError("pin: Claude Code ignores paths: in user-level rules (~/.claude/rules); pin path-scoped rules into the project's .claude/rules");
+  }
+  const red = await redactTexts([raw]);
+  const text = red.texts[0] as string;
+  let type = opts.type;
+  if (!type) type = classifySentence(text, opts.classifier).type === "procedural" ? "procedural" : "constraint";
+  const rulesDir = resolve(opts.rulesDir);
+  const release = await acquireLock(rulesDir);
+  try {
+    const store = loadStore(rulesDir);
+    recoverFromFiles(rulesDir, store);
+    const before = store.rules.length;
+    const wasRetired = new Set(store.rules.filter((r) => r.status === "retired").map((r) => r.id));
+    const res = applyStatement(store, { text, type, globs, score: 0, source: { session: "pin", line: 0, offset: 0 }, origin: "pin", kind: "rule" });
+    const sync = syncRuleFiles(rulesDir, store);
+    saveStore(rulesDir, store);
+    const status = store.rules.length > before ? "added" : res.ruleId && wasRetired.has(res.ruleId) ? "reactivated" : "exists";
+    return { status, id: res.ruleId ?? "", text, globs, files: sync.files, warnings: [...red.warnings, ...sync.warnings] };
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
