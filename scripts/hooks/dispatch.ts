@@ -3,7 +3,7 @@
  * (unknown fields allowed), extract rules from the transcript, print plain text where the event wants it.
  * Never blocks the agent: every failure is caught, logged (capped file in the state folder) and reported
  * as ONE stderr line; the process exits 0. Never prints JSON (PreCompact stdout goes into the summariser's
- * prompt; JSON there is either appended raw or fails validation: research/integration.md §1.4).
+ * prompt; JSON there is either appended raw or fails validation: references/claude-code.md §1.3).
  * PreCompact and SessionStart extract under a deadline (HOOK_EXTRACT_BUDGET_MS) so they finish inside their
  * hook timeout; a run stopped there writes what it finished (at least one batch of user messages, so the next
  * run gets further) and says so in its one stderr line.
@@ -30,7 +30,7 @@ const MARKER_FRESH_MS = 10 * 60 * 1000;
 /**
  * Time budget (ms) of the extraction in a hook that Claude Code waits for (pre-compact, session-start), counted
  * from process start. Our hooks.json and the installer give both hooks `"timeout": 30` (seconds); Claude Code
- * cancels a hook at its timeout and discards its output (research/integration.md §1.5; without a `timeout` the
+ * cancels a hook at its timeout and discards its output (references/claude-code.md §1.4; without a `timeout` the
  * default is 600 s, and SessionEnd hooks share 1.5 s, which is why session-end hands off to a worker). 20 s
  * leaves 10 s for what follows the stop: writing the rule files and the sidecar, printing, exiting.
  */
@@ -86,7 +86,7 @@ function oneLine(s: string): string {
 
 /**
  * Append to <state>/hook.log, rotating at HOOK_LOG_MAX_BYTES; silently gives up (read-only folder).
- * Only errors and warnings are logged (so three identical runs leave identical bytes, BL-19);
+ * Only errors and warnings are logged (so three identical runs leave identical bytes, references/cases.md BL-19);
  * `debug` lines only with KNOWLEDGE_TRIAGE_HOOK_DEBUG=1. With `create` false nothing is written unless the state
  * folder exists (a transcript with no rules leaves no folder behind).
  */
@@ -231,7 +231,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
       out(precompactText(pinnedCounts(rulesDir, payload.session_id)));
     } else {
       if (transcript) {
-        // PreCompact may not have fired (claude-code#50467): then this is the full extraction. If it did, the
+        // PreCompact may not have fired (references/claude-code.md §1.5): then this is the full extraction. If it did, the
         // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
         const ran = preCompactRan(ctx.stateDir, payload);
         log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
@@ -244,7 +244,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     spawnWorker(payload);
     log(ctx, "handed extraction to a detached worker", true);
   } else {
-    // The detached worker: Claude Code does not wait for it or time it out (integration.md §1.5), so it reads to
+    // The detached worker: Claude Code does not wait for it or time it out (references/claude-code.md §1.4), so it reads to
     // the end; a deadline would leave the rest of an ended session for a resume that may never come.
     await extract(ctx, transcriptOf(payload), rulesDir);
   }

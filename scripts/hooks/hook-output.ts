@@ -1,12 +1,12 @@
 /**
  * Plain-text hook output (never JSON): the PreCompact instruction for the summariser and the pinned rules
- * printed by SessionStart(compact), kept under Claude Code's 10,000-character hook output cap (BL-21).
+ * printed by SessionStart(compact), kept under Claude Code's 10,000-character hook output cap (references/claude-code.md §1.3).
  */
 import { renderPinnedRules } from "../memory/pipeline/extract-api.js";
 import { PERMISSIONS_PREFIX, readRuleFiles } from "../memory/store/pinned-rules.js";
 import { loadStore } from "../memory/store/state.js";
 
-/** Hook output strings above 10,000 chars are cut to a preview by Claude Code (BL-21); we stay below this. */
+/** Hook output strings above 10,000 chars are cut to a preview by Claude Code (references/claude-code.md §1.3); we stay below this. */
 export const HOOK_OUTPUT_MAX_CHARS = 9000;
 
 /** What is pinned: active rules (permissions apart), how many of them were stated in this session, permissions. */

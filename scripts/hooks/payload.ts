@@ -9,7 +9,7 @@ import * as z from "zod/mini";
 export const HOOK_EVENTS = ["pre-compact", "session-start", "session-end", "session-end-worker"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-/** Common fields of a Claude Code hook payload (2.1.197, integration.md §1.3); unknown fields pass through. */
+/** Common fields of a Claude Code hook payload (2.1.197, references/claude-code.md §1.2); unknown fields pass through. */
 export const HookPayloadSchema = z.looseObject({
   session_id: z.optional(z.string()),
   transcript_path: z.nullish(z.string()),

@@ -75,7 +75,7 @@ function thresholdOf(u: ClassifiedUnit, opts: PolicyOptions, defaultMass: number
  * heading-only units included) that is a rule in its full context (argmax constraint or procedural, or
  * rule mass >= `pinMass`, else `defaultMass`) OR on its own (`alone`, when present). Under a heading
  * that names rules ("NEVER", "Hard rules") the threshold is halved (elevation by heading,
- * labelling-rules.md §3). A copy costs little and a missing rule breaks locality, so both views count.
+ * references/taxonomy.md Hard case 4). A copy costs little and a missing rule breaks locality, so both views count.
  */
 export function isRule(u: OperatorUnit, opts: PolicyOptions = {}, defaultMass = DEFAULT_PIN_MASS): boolean {
   if (u.type === "structure" || u.kind === "frontmatter") return false;

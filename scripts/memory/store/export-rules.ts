@@ -1,6 +1,6 @@
 /**
  * `triage export`: write the pinned rules (the `.md` files of the rules folder, as on disk) in another
- * agent's native instruction format (research/integration.md §5.2):
+ * agent's native instruction format (references/claude-code.md §6):
  * - cursor:   .cursor/rules/knowledge-triage.mdc (alwaysApply: true) + one .mdc per glob (globs: …)
  * - copilot:  .github/instructions/knowledge-triage.instructions.md (applyTo: "**") + one per glob
  * - windsurf: .windsurf/rules/knowledge-triage.md (trigger: always_on) + one per glob (trigger: glob)
