@@ -10,7 +10,7 @@
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
 import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
@@ -20,7 +20,7 @@ import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./h
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
-import { HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
+import { ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
 import { redactSync } from "../memory/redact.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
@@ -76,6 +76,9 @@ function transcriptOf(payload: HookPayload): string {
   return p;
 }
 
+/** The state folder `dir` (`<rulesDir>/.state`), created with its `.gitignore` (state.ts ensureStateDir). */
+const makeStateDir = (dir: string): string => ensureStateDir(dirname(dir));
+
 const safeName = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown";
 
 /** One line, secrets redacted, at most 400 chars. */
@@ -94,7 +97,7 @@ function log(ctx: Ctx, message: string, debug = false, create = true): void {
   if (!ctx.stateDir || (debug && process.env.KNOWLEDGE_TRIAGE_HOOK_DEBUG !== "1")) return;
   try {
     if (!create && !existsSync(ctx.stateDir)) return;
-    makeDirs(ctx.stateDir);
+    makeStateDir(ctx.stateDir);
     const file = join(ctx.stateDir, "hook.log");
     if (existsSync(file) && statSync(file).size > HOOK_LOG_MAX_BYTES) renameSync(file, `${file}.1`);
     const ms = Date.now() - ctx.t0;
@@ -170,7 +173,7 @@ function markerPath(stateDir: string, sessionId: string): string {
 /** Record that PreCompact extracted for this session/prompt (no timestamp inside: same input, same bytes). */
 function writeMarker(stateDir: string, p: HookPayload): void {
   const file = markerPath(stateDir, p.session_id ?? "unknown");
-  makeDirs(join(stateDir, "hooks"));
+  makeDirs(join(makeStateDir(stateDir), "hooks"));
   writeFileSync(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
 }
 

@@ -56,7 +56,7 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
     const before = store.rules.length;
     const wasRetired = new Set(store.rules.filter((r) => r.status === "retired").map((r) => r.id));
     const res = applyStatement(store, { text, type, globs, score: 0, source: { session: "pin", line: 0, offset: 0 }, origin: "pin", kind: "rule" });
-    const sync = syncRuleFiles(rulesDir, store);
+    const sync = syncRuleFiles(rulesDir, store, (s) => saveStore(rulesDir, s));
     saveStore(rulesDir, store);
     const status = store.rules.length > before ? "added" : res.ruleId && wasRetired.has(res.ruleId) ? "reactivated" : "exists";
     return { status, id: res.ruleId ?? "", text, globs, files: sync.files, warnings: [...red.warnings, ...sync.warnings] };

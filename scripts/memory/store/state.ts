@@ -5,7 +5,7 @@
  * (temp file + rename in the same folder) and skipped when the bytes would not change.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./store-schema.js";
@@ -30,8 +30,27 @@ export function isUserRulesDir(rulesDir: string): boolean {
 
 export { stateDir };
 
+/** Text of the `.gitignore` written into the state folder: none of it (cursors with absolute transcript paths, the hook log, the lock) belongs in git, even when a team commits `.claude/rules/`. */
+export const STATE_GITIGNORE = "# Written by knowledge-triage: machine-local state (cursors, hook log, lock); never commit it.\n*\n";
 
-
+/**
+ * Create the state folder of `rulesDir` (and its parents) with its `.gitignore` (STATE_GITIGNORE) and return its
+ * path. Only the writers that keep something there call it (not the lock), so a run that keeps nothing can remove
+ * the folder again. Throws the fs error of makeDirs; the `.gitignore` itself is best effort.
+ */
+export function ensureStateDir(rulesDir: string): string {
+  const dir = stateDir(rulesDir);
+  makeDirs(dir);
+  const ignore = join(dir, ".gitignore");
+  if (!existsSync(ignore)) {
+    try {
+      writeFileSync(ignore, STATE_GITIGNORE, { flag: "wx" });
+    } catch {
+      // written meanwhile by another run, or a read-only folder: nothing to add
+    }
+  }
+  return dir;
+}
 /**
  * Write `data` to `path` atomically (temp file `<path>.<pid>.<n>.tmp` in the same folder, then rename).
  * Returns false (and writes nothing) when the file already holds exactly these bytes.
@@ -63,11 +82,38 @@ export function loadStore(rulesDir: string): Store {
   }
 }
 
+/**
+ * Load `rules.json` for an extraction run: like loadStore, but a corrupt store is not an error. It is moved
+ * aside to `rules.json.corrupt-<UTC time>` (kept, never deleted; with `keepAside` false it is left in place, for
+ * dry runs) and an empty store is returned, which the run rebuilds from the rule files as when the state folder
+ * is missing (rule-files.ts recoverFromFiles). `now` names the file. Returns the store and, then, a warning.
+ */
+export function loadStoreForRun(rulesDir: string, keepAside: boolean, now: Date = new Date()): { store: Store; warning?: string } {
+  try {
+    return { store: loadStore(rulesDir) };
+  } catch (e) {
+    if (!(e instanceof StateError)) throw e;
+    const p = join(stateDir(rulesDir), "rules.json");
+    if (!keepAside) return { store: emptyStore(), warning: `${p} is corrupt; rebuilding the rules from the rule files` };
+    const aside = `${p}.corrupt-${now.toISOString().replace(/[:.]/g, "-")}`;
+    renameSync(p, aside);
+    return { store: emptyStore(), warning: `${p} was corrupt: kept as ${aside}; rules rebuilt from the rule files` };
+  }
+}
+
 /** Save `rules.json` atomically if changed (validated with StoreSchema first). Returns true when written. */
 export function saveStore(rulesDir: string, store: Store): boolean {
-  const dir = stateDir(rulesDir);
-  makeDirs(dir);
+  const dir = ensureStateDir(rulesDir);
   return writeIfChanged(join(dir, "rules.json"), toJson(StoreSchema.parse(store)));
+}
+
+/** True when `rules.json` already holds exactly the bytes saveStore would write for `store`. */
+export function storeSaved(rulesDir: string, store: Store): boolean {
+  try {
+    return readFileSync(join(stateDir(rulesDir), "rules.json"), "utf8") === toJson(StoreSchema.parse(store));
+  } catch {
+    return false;
+  }
 }
 
 function cursorPath(rulesDir: string, sessionId: string): string {
@@ -87,7 +133,7 @@ export function loadCursor(rulesDir: string, sessionId: string): Cursor | null {
 /** Save a session cursor atomically if changed. */
 export function saveCursor(rulesDir: string, c: Cursor): boolean {
   const p = cursorPath(rulesDir, c.sessionId);
-  makeDirs(join(stateDir(rulesDir), "sessions"));
+  makeDirs(join(ensureStateDir(rulesDir), "sessions"));
   return writeIfChanged(p, toJson(CursorSchema.parse(c)));
 }
 
@@ -113,6 +159,38 @@ export function prefixHashes(path: string, offset: number): { headHash: string; 
   } finally {
     closeSync(fd);
   }
+}
+
+/** Temp files of replaceAtomically (`<name>.<pid>.<n>.tmp`, write-files.ts). */
+const TEMP_RE = /^.+\.(\d+)\.\d+\.tmp$/;
+
+/**
+ * Remove temp files a killed writer left in the rules folder, the state folder and its `sessions/` (names of
+ * replaceAtomically's form whose pid is no longer alive; another live process's file is left alone). Call it
+ * holding the lock. Returns how many were removed; never throws.
+ */
+export function removeStrayTemps(rulesDir: string): number {
+  let n = 0;
+  const st = stateDir(rulesDir);
+  for (const dir of [rulesDir, st, join(st, "sessions")]) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = TEMP_RE.exec(name);
+      if (!m || (Number(m[1]) !== process.pid && pidAlive(Number(m[1])))) continue;
+      try {
+        unlinkSync(join(dir, name));
+        n++;
+      } catch {
+        // gone meanwhile, or not ours to remove
+      }
+    }
+  }
+  return n;
 }
 
 /** Default time (ms) `acquireLock` waits for a busy lock: the CLI's budget; hooks pass HOOK_LOCK_WAIT_MS. */
