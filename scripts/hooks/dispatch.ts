@@ -9,18 +9,18 @@
  * run gets further) and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
 import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
-import { makeDirs } from "../io/write-files.js";
+import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
 import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
-import { ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
+import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
 import { redactSync } from "../memory/redact.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
@@ -174,7 +174,8 @@ function markerPath(stateDir: string, sessionId: string): string {
 function writeMarker(stateDir: string, p: HookPayload): void {
   const file = markerPath(stateDir, p.session_id ?? "unknown");
   makeDirs(join(makeStateDir(stateDir), "hooks"));
-  writeFileSync(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
+  // Replaced, never written through: a link planted at this name is replaced, not followed.
+  replaceAtomically(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
 }
 
 /** True when PreCompact ran for the compaction this SessionStart(compact) follows (same prompt_id, or fresh). */
@@ -212,7 +213,10 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   if (input.size > STDIN_MAX_BYTES) throw new Error(`payload of ${input.size} bytes exceeds ${STDIN_MAX_BYTES}; ignored`);
   const payload = parsePayload(input.bytes);
   ctx.payload = payload;
-  const rulesDir = defaultRulesDir(projectDirOf(payload));
+  const projectDir = projectDirOf(payload);
+  const rulesDir = defaultRulesDir(projectDir);
+  // A symbolic link on the rules path that leads out of the project: write nothing at all (not even the log).
+  assertInsideRoot(rulesDir, projectDir);
   ctx.stateDir = stateDir(rulesDir);
 
   if (ctx.event === "pre-compact" || ctx.event === "session-start") {

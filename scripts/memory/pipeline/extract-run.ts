@@ -16,7 +16,7 @@ import { deadlineMessage } from "./deadline.js";
 import { trapSignals, yieldAndCheck } from "./interrupt.js";
 import { redactSync } from "../redact.js";
 import { reconcile, recoverFromFiles, syncRuleFiles } from "../store/rule-files.js";
-import { acquireLock, isUserRulesDir, stateDir, loadCursor, loadStoreForRun, prefixHashes, removeStrayTemps, saveCursor, saveStore, storeSaved } from "../store/state.js";
+import { acquireLock, assertInsideRoot, isUserRulesDir, stateDir, loadCursor, loadStoreForRun, prefixHashes, removeStrayTemps, saveCursor, saveStore, storeSaved } from "../store/state.js";
 import type { ReadPosition } from "../transcript.js";
 
 /** Re-exported: the constants live with the stage they tune (tests and the bench import them from here). */
@@ -91,6 +91,8 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
   const sessionId = opts.sessionId ?? basename(path).replace(/\.jsonl$/i, "");
   const rulesDir = resolve(opts.rulesDir);
   const hashes: PrefixHasher = (offset) => prefixHashes(path, offset);
+  // Never write through a symbolic link that leads out of the project (or out of a rules folder named explicitly).
+  if (!opts.dryRun) assertInsideRoot(rulesDir, opts.root);
   const trap = trapSignals();
   let release: (() => Promise<void>) | null = null;
   // Folders this run would create (state folder upwards): removed again when the run has nothing to keep.

@@ -11,7 +11,7 @@ import { normaliseGlob } from "../../operators/scope.js";
 import { applyStatement } from "../consolidate.js";
 import { redactTexts } from "../redact.js";
 import { recoverFromFiles, syncRuleFiles } from "./rule-files.js";
-import { acquireLock, isUserRulesDir, loadStore, saveStore } from "./state.js";
+import { acquireLock, assertInsideRoot, isUserRulesDir, loadStore, saveStore } from "./state.js";
 
 /** Options of one pin. */
 export interface PinOptions {
@@ -49,6 +49,7 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
   let type = opts.type;
   if (!type) type = classifySentence(text, opts.classifier).type === "procedural" ? "procedural" : "constraint";
   const rulesDir = resolve(opts.rulesDir);
+  assertInsideRoot(rulesDir);
   const release = await acquireLock(rulesDir);
   try {
     const store = loadStore(rulesDir);

@@ -5,13 +5,13 @@
  * (temp file + rename in the same folder) and skipped when the bytes would not change.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./store-schema.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { makeDirs, replaceAtomically } from "../../io/write-files.js";
-import { LockBusyError, StateError, TriageError } from "../../errors.js";
+import { LockBusyError, OutsideProjectError, StateError, TriageError } from "../../errors.js";
 import { stateDir } from "../../paths.js";
 
 /** Re-exported: the classes live with the other error classes in scripts/errors.ts. */
@@ -29,6 +29,55 @@ export function isUserRulesDir(rulesDir: string): boolean {
 }
 
 export { stateDir };
+
+/**
+ * The boundary writes into `rulesDir` must stay inside: for the default layout `<project>/.claude/rules/knowledge-triage`
+ * the project folder, else the rules folder itself (a folder the user named explicitly).
+ */
+export function writeRoot(rulesDir: string): string {
+  const r = resolve(rulesDir);
+  const tail = join(".claude", "rules", "knowledge-triage");
+  return r.endsWith(sep + tail) ? r.slice(0, r.length - tail.length - 1) || sep : r;
+}
+
+/** Real path of `p`, or null when it does not exist (a dangling link counts as existing: its target is reported). */
+function realOrNull(p: string): string | null {
+  try {
+    lstatSync(p);
+  } catch {
+    return null;
+  }
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(dirname(p), readlinkSync(p));
+  }
+}
+
+/**
+ * Refuse to write through a symbolic link that leaves `root` (default writeRoot(rulesDir)): every existing folder
+ * from `root` down to `rulesDir`, the state folder with its `sessions/`, `hooks/` and `lock/`, and the hook log
+ * (appended to, so a link would be followed) must resolve to
+ * a path inside the real path of `root`. Links that stay inside are fine, as are links above `root` (`/tmp` on
+ * macOS). Throws OutsideProjectError naming the link and where it leads; reads only.
+ */
+export function assertInsideRoot(rulesDir: string, root: string = writeRoot(rulesDir)): void {
+  const top = resolve(root);
+  const realTop = realOrNull(top) ?? top;
+  const r = resolve(rulesDir);
+  const st = stateDir(r);
+  const chain: string[] = [];
+  for (let d = r; d.startsWith(top) && d !== dirname(d); d = dirname(d)) {
+    chain.push(d);
+    if (d === top) break;
+  }
+  for (const p of [...chain.reverse(), st, join(st, "sessions"), join(st, "hooks"), join(st, "lock"), join(st, "hook.log")]) {
+    const real = realOrNull(p);
+    if (real !== null && real !== realTop && !real.startsWith(realTop + sep)) {
+      throw new OutsideProjectError(`refusing to write into ${r}: ${p} leads to ${real}, outside ${top} (a symbolic link)`);
+    }
+  }
+}
 
 /** Text of the `.gitignore` written into the state folder: none of it (cursors with absolute transcript paths, the hook log, the lock) belongs in git, even when a team commits `.claude/rules/`. */
 export const STATE_GITIGNORE = "# Written by knowledge-triage: machine-local state (cursors, hook log, lock); never commit it.\n*\n";
