@@ -16,7 +16,7 @@ import { deadlineMessage } from "./deadline.js";
 import { trapSignals, yieldAndCheck } from "./interrupt.js";
 import { redactSync } from "../redact.js";
 import { reconcile, recoverFromFiles, syncRuleFiles } from "../store/rule-files.js";
-import { acquireLock, isUserRulesDir, stateDir, loadCursor, loadStore, prefixHashes, saveCursor, saveStore } from "../store/state.js";
+import { acquireLock, assertInsideRoot, isUserRulesDir, stateDir, loadCursor, loadStoreForRun, prefixHashes, removeStrayTemps, saveCursor, saveStore, storeSaved } from "../store/state.js";
 import type { ReadPosition } from "../transcript.js";
 
 /** Re-exported: the constants live with the stage they tune (tests and the bench import them from here). */
@@ -91,6 +91,8 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
   const sessionId = opts.sessionId ?? basename(path).replace(/\.jsonl$/i, "");
   const rulesDir = resolve(opts.rulesDir);
   const hashes: PrefixHasher = (offset) => prefixHashes(path, offset);
+  // Never write through a symbolic link that leads out of the project (or out of a rules folder named explicitly).
+  if (!opts.dryRun) assertInsideRoot(rulesDir, opts.root);
   const trap = trapSignals();
   let release: (() => Promise<void>) | null = null;
   // Folders this run would create (state folder upwards): removed again when the run has nothing to keep.
@@ -98,10 +100,19 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
   let keepNothing = false;
   try {
     release = opts.dryRun ? null : await acquireLock(rulesDir, { waitMs: opts.lockWaitMs, signal: trap.signal });
-    const store = loadStore(rulesDir);
+    // Temp files of a run killed mid-write (never loaded by Claude Code: not .md, but clutter).
+    if (!opts.dryRun) removeStrayTemps(rulesDir);
+    // A corrupt store is set aside and rebuilt from the rule files, like a missing one (never a dead end).
+    const { store, warning: corrupt } = loadStoreForRun(rulesDir, !opts.dryRun, opts.now?.());
+    if (corrupt) report.warnings.push(corrupt);
     const recovered = recoverFromFiles(rulesDir, store);
-    if (recovered > 0) report.warnings.push(`state folder was missing: ${recovered} rule(s) recovered from the existing rule files`);
-    const { progress: pr, warning } = RunProgress.fromCursor(loadCursor(rulesDir, sessionId), path, size, hashes);
+    if (recovered > 0) report.warnings.push(`${corrupt ? "state was corrupt" : "state folder was missing"}: ${recovered} rule(s) recovered from the existing rule files`);
+    // A cursor a killed run saved with its rules but not in its own file yet (crash consistency, store-schema.ts).
+    const pending = store.pending;
+    delete store.pending;
+    if (pending && !opts.dryRun) saveCursor(rulesDir, pending);
+    const saved = pending?.sessionId === sessionId ? pending : loadCursor(rulesDir, sessionId);
+    const { progress: pr, warning } = RunProgress.fromCursor(saved, path, size, hashes);
     if (warning) report.warnings.push(warning);
 
     const timeUp = (): boolean => opts.deadline?.expired() === true;
@@ -168,12 +179,21 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       // A run stopped at its deadline writes its cursor even so, or the next run would start again from scratch.
       keepNothing = true;
     } else {
-      const sync = syncRuleFiles(rulesDir, store);
+      // Crash consistency: the store, with the cursor it goes with, is saved before any rule file changes
+      // (rule-files.ts records what each file may hold until then); then the files, the cursor, the final store.
+      // A kill between any two steps leaves a folder the next run finishes the same way.
+      let journaled = false;
+      const journal = (s: typeof store): void => {
+        journaled = true;
+        saveStore(rulesDir, { ...s, pending: cursor });
+      };
+      const sync = syncRuleFiles(rulesDir, store, journal);
       report.files = sync.files;
       report.retired += sync.retired;
       report.warnings.push(...sync.warnings);
-      saveStore(rulesDir, store);
+      if (!journaled && !storeSaved(rulesDir, store)) journal(store);
       saveCursor(rulesDir, cursor);
+      saveStore(rulesDir, store);
     }
     report.warnings = report.warnings.map(redactSync);
     return report;

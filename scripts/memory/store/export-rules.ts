@@ -17,7 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import * as z from "zod/mini";
 import { globSlug } from "../render.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned-rules.js";
-import { stateDir, toJson, writeIfChanged } from "./state.js";
+import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError } from "../../errors.js";
 import { makeDirs } from "../../io/write-files.js";
 export { ExportConflictError };
@@ -162,7 +162,7 @@ export function exportRules(
     removed.push(p);
   }
   if (JSON.stringify(next) !== JSON.stringify(recorded)) {
-    makeDirs(stateDir(rulesDir));
+    ensureStateDir(rulesDir);
     writeIfChanged(join(stateDir(rulesDir), EXPORT_STATE), toJson({ version: 1, files: next }));
   }
   return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0) };
