@@ -70,7 +70,7 @@ function precompactHead(c: PinnedCounts, scoped: boolean): string {
   const what =
     c.rules > 0
       ? `${plural(c.rules, "rule is", "rules are")} pinned for this project (${c.thisSession === 0 ? "none" : c.thisSession} stated in this session)` +
-        (c.permissions > 0 ? `, with ${plural(c.permissions, "permission", "permissions")} that relax earlier rules` : "")
+        (c.permissions > 0 ? `, with ${plural(c.permissions, "permission that relaxes", "permissions that relax")} earlier rules` : "")
       : `${plural(c.permissions, "permission is", "permissions are")} pinned for this project`;
   return (
     `Knowledge Triage: ${what}; they are saved in .claude/rules/knowledge-triage/ and reloaded after compaction. ` +
