@@ -5,12 +5,19 @@
  * 2. The real-CLI sessions in data/sessions/ (placeholders expanded): every secret occurrence in the user's text
  *    is looked up after redaction, per split (dev / heldout), plus the words of non-secret text that redaction
  *    removed (over-redaction). `--verbose` prints each leak and each removed word.
+ * 3. The same sessions end to end: each is extracted (the bundled model) into a fresh rules folder, then every
+ *    file there, the PreCompact and SessionStart(compact) stdout are searched for every corpus needle.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pinnedText, precompactText, SESSIONSTART_HEAD } from "../scripts/hooks/hook-output.js";
+import { loadClassifier } from "../scripts/io/model-file.js";
+import { extractTranscript } from "../scripts/memory/pipeline/extract-api.js";
 import { redactSync, redactTexts } from "../scripts/memory/redact.js";
 import { userUtterance } from "../scripts/memory/transcript.js";
 import { expandSecretsJsonl, FAKE_SECRETS, NOT_SECRETS } from "../tests/fixtures/memory/secrets.js";
+import { filesUnder } from "../tests/memory/helpers.js";
 
 const verbose = process.argv.includes("--verbose");
 const sessionsDir = join(resolve(import.meta.dirname, ".."), "data", "sessions");
@@ -94,6 +101,43 @@ async function sessions(): Promise<void> {
   }
 }
 
+/** Extract every session into a fresh rules folder; count needles in its files and in the hooks' stdout. */
+async function endToEnd(): Promise<void> {
+  const classifier = loadClassifier();
+  const splits = new Map<string, { sessions: number; written: number; leaks: number }>();
+  for (const name of readdirSync(sessionsDir).filter((d) => !d.includes(".")).sort()) {
+    const gold = JSON.parse(readFileSync(join(sessionsDir, name, "gold.json"), "utf8")) as { split: string };
+    const work = mkdtempSync(join(tmpdir(), "kt-bench-redact-"));
+    try {
+      const transcriptPath = join(work, `${name}.jsonl`);
+      writeFileSync(transcriptPath, expandSecretsJsonl(readFileSync(join(sessionsDir, name, "transcript.jsonl"), "utf8")));
+      const rulesDir = join(work, "rules");
+      const report = await extractTranscript({ transcriptPath, rulesDir, sessionId: name, classifier });
+      const outputs = [
+        JSON.stringify(report),
+        precompactText(rulesDir, name, 1e6),
+        pinnedText(rulesDir, SESSIONSTART_HEAD),
+        ...filesUnder(rulesDir).map((f) => `${f}\n${readFileSync(join(rulesDir, f), "utf8")}`),
+      ].join("\n");
+      const c = splits.get(gold.split) ?? { sessions: 0, written: 0, leaks: 0 };
+      c.sessions++;
+      c.written += filesUnder(rulesDir).length;
+      for (const s of FAKE_SECRETS) {
+        if (!outputs.includes(s.needle)) continue;
+        c.leaks++;
+        if (verbose) console.log(`  leak ${name}: ${s.name}`);
+      }
+      splits.set(gold.split, c);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  for (const [split, c] of [...splits].sort()) {
+    console.log(`data/sessions ${split} extracted: ${c.sessions} sessions, ${c.written} files written; corpus secrets found in files, report or hook stdout: ${c.leaks}`);
+  }
+}
+
 console.log("redaction (own patterns + secretlint's recommended preset)");
 await corpus();
 await sessions();
+await endToEnd();
