@@ -75,7 +75,7 @@ const NOT_A_VALUE = new Set(
   ).split(" "),
 );
 const PLACEHOLDER_RE =
-  /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|\*+|x{3,}|\.{3}|…|\[REDACTED\]?.*|env\(.*|process\.env.*|os\.environ.*|null|none|nil|undefined|true|false|redacted|secret|password|changeme|todo|tbd)$/i;
+  /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$?\{\{?[^{}]*\}?\}?|%[A-Za-z_]+%|\$\(.*|<[^>]*>|\*+|x{3,}|\.{3}|…|\[REDACTED\]?.*|env\(.*|process\.env.*|os\.environ.*|null|none|nil|undefined|true|false|redacted|secret|password|changeme|todo|tbd)$/i;
 
 /** True for a value typed by someone rather than a word: a digit, a symbol, or an inner capital. */
 function looksTyped(val: string): boolean {

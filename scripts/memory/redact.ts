@@ -33,8 +33,8 @@ const ORDINARY_AFTER_WORD = /^(?:required|rotated|stored|managed|needed|missing|
 function looksSecret(tok: string, vet: Vet | undefined): boolean {
   const v = tok.replace(/^["'`]|["'`]$/g, "");
   if (v.startsWith("[REDACTED")) return false;
-  // Placeholders and references are not secrets: ${TOKEN}, $TOKEN, <token>, ***, env(...).
-  if (/^\$\{?[A-Za-z_]+\}?$|^<[^>]*>$|^\*+$|^(?:true|false|null|none|required|optional|redacted|env\b.*)$/i.test(v)) return false;
+  // Placeholders and references are not secrets: ${TOKEN}, $TOKEN, {DB_PASS}, ${{ secrets.X }}, %TOKEN%, $(cmd), <token>, ***, env(...).
+  if (/^\$\{?[A-Za-z_]+\}?$|^\$?\{\{?[^{}]*\}?\}?$|^%[A-Za-z_]+%$|^\$\(.*$|^<[^>]*>$|^\*+$|^(?:true|false|null|none|required|optional|redacted|env\b.*)$/i.test(v)) return false;
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(v)).length;
   switch (vet) {
     case "kv":
@@ -57,6 +57,9 @@ function looksSecret(tok: string, vet: Vet | undefined): boolean {
   }
 }
 
+/** The text before a match ends inside a URL (scheme, `://`, no space since). */
+const URL_BEFORE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*$/;
+
 /** Character ranges [start, end) that our own patterns flag in `text`. */
 export function ownSecretRanges(text: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
@@ -69,6 +72,16 @@ export function ownSecretRanges(text: string): Array<[number, number]> {
       if (val === undefined || at === undefined) continue;
       if (!looksSecret(val, p.vet)) continue;
       const start = at[0];
+      if (p.vet === "blob" && val.includes("/") && URL_BEFORE.test(text.slice(Math.max(0, start - 300), start))) {
+        // Inside a URL a 40+ character run is usually a path (owner/repo/releases/tag/v1): only a segment that is
+        // a blob by itself is a secret.
+        let off = start;
+        for (const seg of val.split("/")) {
+          if (seg.length >= 32 && looksSecret(seg, "blob")) ranges.push([off, off + seg.length]);
+          off += seg.length + 1;
+        }
+        continue;
+      }
       ranges.push([start, start + val.length]);
     }
   }
