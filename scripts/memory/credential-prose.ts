@@ -77,6 +77,11 @@ const NOT_A_VALUE = new Set(
 const PLACEHOLDER_RE =
   /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$?\{\{?[^{}]*\}?\}?|%[A-Za-z_]+%|\$\(.*|<[^>]*>|\*+|x{3,}|\.{3}|…|\[REDACTED\]?.*|env\(.*|process\.env.*|os\.environ.*|null|none|nil|undefined|true|false|redacted|secret|password|changeme|todo|tbd)$/i;
 
+/** Literal prefilters (no boundaries): a text without any of these cannot match the patterns above. */
+const PW_HINT = new RegExp(`${PW_LATIN}|${PW_OTHER}`, "iu");
+const QUALIFIED_HINT = /password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha/iu;
+const LOGIN_HINT = new RegExp(`${LOGIN_LATIN}|${LOGIN_OTHER}`, "iu");
+
 /** True for a value typed by someone rather than a word: a digit, a symbol, or an inner capital. */
 function looksTyped(val: string): boolean {
   return /\p{N}/u.test(val) || /[^\p{L}\p{N}]/u.test(val) || /.\p{Lu}/u.test(val);
@@ -152,11 +157,15 @@ function typedRanges(text: string, re: RegExp, g: number, minLength = 1): Array<
  * `login … user / password` pair or of `user X pass Y`, and "with X as the password". Pure, deterministic.
  */
 export function passwordRanges(text: string): Array<[number, number]> {
+  // Cheap literal tests first: most texts hold no cue word, and the full patterns test a boundary at every position.
+  const pw = PW_HINT.test(text);
+  const login = LOGIN_HINT.test(text);
+  if (!pw && !login) return [];
   return [
-    ...wordRanges(text),
-    ...typedRanges(text, QUALIFIED_RE, 1),
-    ...typedRanges(text, LOGIN_SLASH_RE, 1, 6),
-    ...typedRanges(text, LOGIN_PASS_RE, 1),
-    ...typedRanges(text, AS_PASSWORD_RE, 1),
+    ...(pw ? wordRanges(text) : []),
+    ...(pw && QUALIFIED_HINT.test(text) ? typedRanges(text, QUALIFIED_RE, 1) : []),
+    ...(login && text.includes("/") ? typedRanges(text, LOGIN_SLASH_RE, 1, 6) : []),
+    ...(login ? typedRanges(text, LOGIN_PASS_RE, 1) : []),
+    ...(pw && / as /i.test(text) ? typedRanges(text, AS_PASSWORD_RE, 1) : []),
   ];
 }

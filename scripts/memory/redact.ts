@@ -64,6 +64,7 @@ const URL_BEFORE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*$/;
 export function ownSecretRanges(text: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const p of PATTERNS) {
+    if (p.hint && !p.hint.test(text)) continue;
     p.re.lastIndex = 0;
     for (const m of text.matchAll(p.re)) {
       const g = p.group ?? 0;

@@ -21,7 +21,12 @@ export interface SecretPattern {
   group?: number;
   /** How the captured value is vetted before redaction (redact.ts looksSecret); default: always a secret. */
   vet?: Vet;
+  /** A cheap test every match needs (a literal it contains); a text failing it skips the pattern. */
+  hint?: RegExp;
 }
+
+/** STRONG_WORD and WEAK_WORD as plain alternations (no boundaries): the hint of the patterns built on them. */
+const WORD_HINT = /pass|pwd|secret|private|credential|contraseña|passwort|kennwort|mot de passe|пароль|密码|密碼|パスワード|비밀번호|token|key|cookie|session|dsn|токен|ключ|schlüssel|トークン|キー|鍵|令牌|密钥|秘钥|키/iu;
 
 /** Words after which any value is a secret (passwords). */
 export const STRONG_WORD =
@@ -44,11 +49,12 @@ export const PATTERNS: SecretPattern[] = [
   { name: "pem-private-key", re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/dg },
   { name: "jwt", re: /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/dg },
   // Cloud key ids, and the secret that follows one after whitespace, a colon or a comma ("AKIA... wJalr...").
-  { name: "cloud-key-id", re: new RegExp(`\\b${KEY_ID}\\b`, "dg") },
+  { name: "cloud-key-id", re: new RegExp(`\\b${KEY_ID}\\b`, "dg"), hint: /AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|LTAI|AKID|GOOG1|DO[0-9A-Z]/ },
   {
     name: "cloud-key-pair",
     re: new RegExp(`\\b${KEY_ID}(?:\\s*[:,;/|]\\s*|\\s+)(?:(?:and\\s+)?(?:the\\s+)?(?:secret(?:[ _-]?(?:access[ _-]?)?key)?|secretkey|key)\\s*(?:is\\s+)?[:=]?\\s*)?["'\`]?([A-Za-z0-9/+=]{28,64})(?![A-Za-z0-9/+=])`, "dgi"),
     group: 1,
+    hint: /AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|LTAI|AKID|GOOG1|DO[0-9A-Z]/,
   },
   { name: "aws-mws", re: /\bamzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/dg },
   { name: "github-token", re: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/dg },
@@ -107,51 +113,57 @@ export const PATTERNS: SecretPattern[] = [
   { name: "mapbox-secret", re: /\bsk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}/dg },
   { name: "jfrog-key", re: /\bAKCp[A-Za-z0-9]{69}\b/dg },
   { name: "auth-header", re: /\b(?:Bearer|Basic|Token|Bot|SSWS|Digest)\s+([A-Za-z0-9._~+/=-]{12,})/dg, group: 1 },
-  { name: "url-password", re: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{0,256}:([^\s@/]{1,256})@/dgi, group: 1 },
+  { name: "url-password", re: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{0,256}:([^\s@/]{1,256})@/dgi, group: 1, hint: /:\/\// },
   { name: "url-query-secret", re: /[?&;](?:sig|signature|token|access_token|api_key|apikey|key|secret|password|pwd|auth|code)=([^&\s#;]{6,})/dgi, group: 1 },
-  { name: "curl-user", re: /(?:^|\s)(?:-u|--user)\s+[^\s:]+:(\S+)/dg, group: 1 },
+  { name: "curl-user", re: /(?:^|\s)(?:-u|--user)\s+[^\s:]+:(\S+)/dg, group: 1, hint: /-u|--user/ },
   // host:port:database:user:password (~/.pgpass); the host must look like one.
-  { name: "pgpass-line", re: /\b(?:localhost|[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|\*):(?:\d{1,5}|\*):[\w*.-]+:[\w*.-]+:(\S{4,})/dg, group: 1 },
+  { name: "pgpass-line", re: /\b(?:localhost|[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}|\*):(?:\d{1,5}|\*):[\w*.-]+:[\w*.-]+:(\S{4,})/dg, group: 1, hint: /:(?:\d{1,5}|\*):/ },
   // Command-line passwords: mysql -pSECRET (attached), sshpass/docker login -p SECRET, --password SECRET.
-  { name: "mysql-p", re: /\bmysql\w*\b[^\n|;&]{0,200}?\s-p([^\s-]\S*)/dg, group: 1 },
-  { name: "login-p", re: /\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login)\b[^\n|;&]{0,200}?\s(?:-p|--password)(?:=|\s+)([^\s-]\S*)/dg, group: 1 },
+  { name: "mysql-p", re: /\bmysql\w*\b[^\n|;&]{0,200}?\s-p([^\s-]\S*)/dg, group: 1, hint: /mysql/ },
+  { name: "login-p", re: /\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login)\b[^\n|;&]{0,200}?\s(?:-p|--password)(?:=|\s+)([^\s-]\S*)/dg, group: 1, hint: /login|sshpass/ },
   {
     name: "secret-flag",
     re: /(?:^|\s)--?(?:password|passwd|pass|pwd|token|api-?key|apikey|secret|client-secret|access-key|secret-key|secret-access-key|auth-token|private-key|access-token)(?:=|\s+)["'`]?([^\s"'`-][^\s"'`]*)/dgi,
     group: 1,
     vet: "flag",
+    hint: /-(?:pass|pwd|token|api|secret|client|access|auth|private)/i,
   },
   // "Azure DevOps PAT: ..." (case-sensitive PAT: "path:" must not count).
-  { name: "pat-word", re: /\b(?:PAT|[Pp]ersonal [Aa]ccess [Tt]oken)s?\b[\s:=]+(?:is\s+)?["'`]?([A-Za-z0-9_]{20,})/dg, group: 1, vet: "weak" },
+  { name: "pat-word", re: /\b(?:PAT|[Pp]ersonal [Aa]ccess [Tt]oken)s?\b[\s:=]+(?:is\s+)?["'`]?([A-Za-z0-9_]{20,})/dg, group: 1, vet: "weak", hint: /PAT|ersonal/ },
   {
     name: "kv-pass",
     re: /(?:\b[A-Za-z0-9_.-]{0,40}[_.-]pass|\bpass)\b["']?\s*(?:=|:=|=>|:(?=\s*\S*\d))\s*("[^"\n]{3,200}"|'[^'\n]{3,200}'|[^\s"'`,;]{3,})/dgi,
     group: 1,
     vet: "kv",
+    hint: /pass/i,
   },
   {
     name: "kv-strong",
     re: new RegExp(`\\b[A-Za-z0-9_.-]{0,40}${STRONG_WORD}[A-Za-z0-9_.-]{0,40}["']?\\s*(?:=|:=|:|=>)\\s*("[^"\\n]{3,200}"|'[^'\\n]{3,200}'|[^\\s"'\`,;]{3,})`, "dgiu"),
     group: 1,
     vet: "kv",
+    hint: WORD_HINT,
   },
   {
     name: "kv-weak",
     re: new RegExp(`\\b[A-Za-z0-9_.-]{0,40}${WEAK_WORD}[A-Za-z0-9_.-]{0,40}["']?\\s*(?:=|:=|:|=>)\\s*("[^"\\n]{3,}"|'[^'\\n]{3,}'|[^\\s"'\`,;]{3,})`, "dgiu"),
     group: 1,
     vet: "weak",
+    hint: WORD_HINT,
   },
   {
     name: "strong-word-then-value",
     re: new RegExp(`${STRONG_WORD}\\s+(?:is|was|=|:|es|ist|est|это|是|は)\\s*[\`"']?([^\\s\`"',;]{6,})`, "dgiu"),
     group: 1,
     vet: "word",
+    hint: WORD_HINT,
   },
   {
     name: "weak-word-then-token",
     re: new RegExp(`${WEAK_WORD}\\s+(?:is|was|to|of|=|:|es|ist|est|это|是|は)?\\s*[\`"']?([A-Za-z0-9+/_.~!@#$%^&*=-]{8,})`, "dgiu"),
     group: 1,
     vet: "weak",
+    hint: WORD_HINT,
   },
   // CJK and Korean words take their particle without a space: "API キーは X", "密钥是X", "토큰은 X".
   {
@@ -166,7 +178,8 @@ export const PATTERNS: SecretPattern[] = [
     re: new RegExp(`(?:${STRONG_WORD}|${WEAK_WORD})(?:\\s+[\\p{L}-]+){1,4}?(?:\\s*[:=：]|\\s+(?:is|was|es|ist|lautet|est|это|—))?\\s*[\`"']?([A-Za-z0-9+/_.~=-]{12,})`, "dgiu"),
     group: 1,
     vet: "token",
+    hint: WORD_HINT,
   },
-  { name: "email", re: /\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/dg },
+  { name: "email", re: /\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/dg, hint: /@/ },
   { name: "high-entropy-blob", re: /\b[A-Za-z0-9+/_-]{40,}={0,2}/dg, vet: "blob" },
 ];
