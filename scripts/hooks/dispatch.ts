@@ -16,7 +16,7 @@ import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
 import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
-import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
+import { pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
@@ -235,7 +235,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // A transcript without rules leaves no state folder behind (nothing to mark).
         if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
       }
-      out(precompactText(pinnedCounts(rulesDir, payload.session_id)));
+      out(precompactText(rulesDir, payload.session_id));
     } else {
       if (transcript) {
         // PreCompact may not have fired (references/claude-code.md §1.5): then this is the full extraction. If it did, the
