@@ -10,7 +10,7 @@
  *   to the round-0 budget (a round that refuses there compacts to its own smallest safe budget and is
  *   counted as refused).
  * Prints per-file rows (--files), medians and the floors. Without the cache it says how to build it
- * and exits 0. Runnable alone (`npx tsx bench/real-compact.ts [--files] [--pin-mass p]`); bench/real.ts calls
+ * and exits 0. Runnable alone (`npx tsx bench/real-compact.ts [--files] [--pin-mass p] [--oracle]`; --oracle decides rules by the gold labels, the ceiling of the operator itself); bench/real.ts calls
  * measureRealCompaction and formatRealCompaction.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import * as z from "zod/mini";
 import type { Classifier } from "../scripts/engine/classify.js";
 import { segment } from "../scripts/engine/units.js";
+import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
 import { LineLabelSchema } from "../scripts/cli/json-output.js";
 import { loadClassifier } from "../scripts/io/model-file.js";
 import { compact } from "../scripts/operators/compact.js";
@@ -82,6 +83,40 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
+/**
+ * A classifier that answers with the gold labels (the --oracle ceiling: what compaction does when the
+ * rule decision is right): a unit takes the highest-priority gold type (TYPES order) among its lines,
+ * looked up by line text so it still answers after compaction moved the lines; unlabelled lines
+ * (headings, our appended notes) are belief. Scores are one-hot.
+ */
+export function goldClassifier(text: string, labelsJsonl: string): Classifier {
+  const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
+  const byText = new Map<string, number>();
+  for (const raw of labelsJsonl.split("\n")) {
+    if (raw.trim() === "") continue;
+    const l = LineLabelSchema.parse(JSON.parse(raw));
+    const t = lines[l.line - 1] ?? "";
+    const rank = TYPES.indexOf(l.type);
+    byText.set(t, Math.min(byText.get(t) ?? rank, rank));
+  }
+  return {
+    name: "gold",
+    scores: (units) =>
+      units.map((u) => {
+        let rank = TYPES.indexOf("belief");
+        let labelled = false;
+        for (const line of u.text.split("\n")) {
+          const r = byText.get(line);
+          if (r !== undefined) rank = labelled ? Math.min(rank, r) : r;
+          if (r !== undefined) labelled = true;
+        }
+        const row = { constraint: 0, procedural: 0, belief: 0, preference: 0, episodic: 0 };
+        row[TYPES[rank] as KnowledgeType] = 1;
+        return row;
+      }),
+  };
+}
+
 /** Gold rule lines (text without a trailing \r) of one file, from its labels and source. */
 function goldRuleLines(text: string, labelsJsonl: string): string[] {
   const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
@@ -138,16 +173,21 @@ export function measureFile(id: string, meta: { lang: string; kind: string }, te
 
 /**
  * Measure every file of `dir` (default .cache/real/ of the repository). Returns null when the cache
- * is missing. Throws on a malformed index or labels file (zod) and on a compaction bug.
+ * is missing. `classifier` "gold" measures with each file's gold labels (goldClassifier). Throws on a
+ * malformed index or labels file (zod) and on a compaction bug.
  */
-export function measureRealCompaction(classifier: Classifier, dir = resolve(import.meta.dirname, "..", ".cache", "real"), policy: PolicyOptions = {}): RealCompactSummary | null {
+export function measureRealCompaction(classifier: Classifier | "gold", dir = resolve(import.meta.dirname, "..", ".cache", "real"), policy: PolicyOptions = {}): RealCompactSummary | null {
   const indexPath = join(dir, "index.json");
   if (!existsSync(indexPath)) return null;
   const index = IndexSchema.parse(JSON.parse(readFileSync(indexPath, "utf8")));
   const present = new Set(readdirSync(dir));
   const rows = index
     .filter((e) => present.has(`${e.id}.md`) && present.has(`${e.id}.labels.jsonl`))
-    .map((e) => measureFile(e.id, e, readFileSync(join(dir, `${e.id}.md`), "utf8"), readFileSync(join(dir, `${e.id}.labels.jsonl`), "utf8"), classifier, policy));
+    .map((e) => {
+      const text = readFileSync(join(dir, `${e.id}.md`), "utf8");
+      const labels = readFileSync(join(dir, `${e.id}.labels.jsonl`), "utf8");
+      return measureFile(e.id, e, text, labels, classifier === "gold" ? goldClassifier(text, labels) : classifier, policy);
+    });
   const withGold = rows.filter((r) => r.goldRules > 0);
   const gold = withGold.reduce((s, r) => s + r.goldRules, 0);
   const medianSmallestRatio = median(rows.map((r) => r.smallestRatio));
@@ -188,7 +228,7 @@ export function formatRealCompaction(s: RealCompactSummary, perFile = false): st
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const at = process.argv.indexOf("--pin-mass");
   const pinMass = at >= 0 ? Number(process.argv[at + 1]) : undefined;
-  const s = measureRealCompaction(loadClassifier(), undefined, pinMass === undefined ? {} : { pinMass });
+  const s = measureRealCompaction(process.argv.includes("--oracle") ? "gold" : loadClassifier(), undefined, pinMass === undefined ? {} : { pinMass });
   if (!s) process.stdout.write("bench:real-compact: no real dev set in .cache/real/; build it with `npx tsx bench/real/rebuild.ts` (reads the fetched snapshots; nothing is committed)\n");
   else process.stdout.write(formatRealCompaction(s, process.argv.includes("--files")));
 }
