@@ -45,9 +45,8 @@ export function compactBudget(flags: { budget?: string; ratio?: string }): Compa
     if (flags.budget !== undefined) throw new UsageError("give either --budget or --ratio min, not both");
     return "min";
   }
-  budgetFromFlags(flags, 1); // validates both flags (exactly one, decimal notation, range)
-  if (flags.budget !== undefined) return budgetFromFlags(flags, 1);
-  return { ratio: Number(flags.ratio) };
+  const tokens = budgetFromFlags(flags, 1); // validates both flags (exactly one, decimal notation, range)
+  return flags.budget !== undefined ? tokens : { ratio: Number(flags.ratio) };
 }
 
 interface CompactFlags {
@@ -60,7 +59,7 @@ interface CompactFlags {
   force?: boolean;
 }
 
-/** `triage compact <file|-> (--budget N | --ratio R) [-o out] [--json]`. */
+/** `triage compact <file|-> (--budget N | --ratio R | --ratio min) [-o out] [--json]`; exit 2 (with --json: a CompactErrorSchema object on stdout) when the rules do not fit. */
 export function registerCompact(program: Command): void {
   program
     .command("compact")
