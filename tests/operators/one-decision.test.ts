@@ -3,7 +3,7 @@
  * and retrieve give the same type for the same unit of the same file, over examples/CLAUDE.md and
  * every file of data/test, with the committed model; and compaction's new behaviours on real-shaped input.
  */
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClassifyRowSchema } from "../../scripts/cli/json-output.js";
@@ -47,8 +47,11 @@ describe("classify, compact, decompose and retrieve agree on every unit's type",
     for (const f of files) {
       const r = triage(["compact", f, "--ratio", "1", "--json"]);
       expect(r.code, `${f}: ${r.stderr}`).toBe(0);
+      const kinds = new Map(segment(readFileSync(join(repo, f), "utf8")).map((u) => [u.line, u.kind]));
       for (const u of CompactReportSchema.parse(JSON.parse(r.stdout)).units) {
         expect(u.type, `${f}:${u.line}`).toBe(types.get(key(f, u.line)));
+        const kind = kinds.get(u.line);
+        expect(u.pinned, `${f}:${u.line}`).toBe(kind === "frontmatter" || (kind !== "heading" && (u.type === "constraint" || u.type === "procedural")));
         if (u.type !== "structure") rows++;
       }
     }
