@@ -9,9 +9,9 @@
  * run gets further) and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
+import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
 import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
 import { makeDirs, replaceAtomically } from "../io/write-files.js";
@@ -206,7 +206,7 @@ function spawnWorker(p: HookPayload): void {
 
 async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   if (!(HOOK_EVENTS as readonly string[]).includes(ctx.event)) {
-    throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")})`);
+    throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")}, or PreCompact, SessionStart, SessionEnd)`);
   }
   const input =
     ctx.event === "session-end-worker" ? { bytes: Buffer.from(process.env[PAYLOAD_ENV] ?? ""), size: 0 } : await readStdin();
@@ -261,7 +261,8 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
  * Run one hook event end to end. Never throws and never sets a failing exit code: expected skips and
  * errors become one stderr line (errors are also logged); stdout gets only plain text (never JSON).
  */
-export async function runHook(event: string): Promise<void> {
+export async function runHook(name: string): Promise<void> {
+  const event = hookEventOf(name);
   const ctx: Ctx = { event, t0: Date.now() };
   const onCrash = (e: unknown): void => {
     log(ctx, `uncaught: ${(e as Error)?.message ?? String(e)}`);
