@@ -5,7 +5,9 @@
  * 2. The real-CLI sessions in data/sessions/ (placeholders expanded): every secret occurrence in the user's text
  *    is looked up after redaction, per split (dev / heldout), plus the words of non-secret text that redaction
  *    removed (over-redaction). `--verbose` prints each leak and each removed word.
- * 3. The same sessions end to end: each is extracted (the bundled model) into a fresh rules folder, then every
+ * 3. Speed of our own patterns (redactSync, what every utterance and log line goes through) over the sessions'
+ *    user text repeated 20 times, in characters per second.
+ * 4. The same sessions end to end: each is extracted (the bundled model) into a fresh rules folder, then every
  *    file there, the PreCompact and SessionStart(compact) stdout are searched for every corpus needle.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -58,6 +60,29 @@ function removedWords(text: string, out: string, needles: string[]): { words: nu
     else removed.push(w);
   }
   return { words, removed };
+}
+
+/** User texts of every session, placeholders expanded. */
+function sessionTexts(): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(sessionsDir).filter((d) => !d.includes(".")).sort()) {
+    for (const line of expandSecretsJsonl(readFileSync(join(sessionsDir, name, "transcript.jsonl"), "utf8")).split("\n")) {
+      if (line.trim() === "") continue;
+      const u = userUtterance(JSON.parse(line));
+      if (typeof u !== "string") out.push(u.text);
+    }
+  }
+  return out;
+}
+
+function speed(): void {
+  const texts = Array.from({ length: 20 }, () => sessionTexts()).flat();
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  for (const t of texts.slice(0, 200)) redactSync(t); // warm-up
+  const t0 = performance.now();
+  for (const t of texts) redactSync(t);
+  const ms = performance.now() - t0;
+  console.log(`own patterns: ${(chars / 1e6).toFixed(2)} M characters of session user text in ${ms.toFixed(0)} ms (${(chars / 1e3 / ms).toFixed(2)} M characters/s)`);
 }
 
 async function sessions(): Promise<void> {
@@ -140,4 +165,5 @@ async function endToEnd(): Promise<void> {
 console.log("redaction (own patterns + secretlint's recommended preset)");
 await corpus();
 await sessions();
+speed();
 await endToEnd();

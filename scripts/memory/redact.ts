@@ -35,6 +35,8 @@ function looksSecret(tok: string, vet: Vet | undefined): boolean {
   if (v.startsWith("[REDACTED")) return false;
   // Placeholders and references are not secrets: ${TOKEN}, $TOKEN, {DB_PASS}, ${{ secrets.X }}, %TOKEN%, $(cmd), <token>, ***, env(...).
   if (/^\$\{?[A-Za-z_]+\}?$|^\$?\{\{?[^{}]*\}?\}?$|^%[A-Za-z_]+%$|^\$\(.*$|^<[^>]*>$|^\*+$|^(?:true|false|null|none|required|optional|redacted|env\b.*)$/i.test(v)) return false;
+  // A command-line flag after a cue word ("pass the token --ttl=3600s") is an option, not the secret.
+  if (vet !== undefined && /^--?[A-Za-z][A-Za-z0-9-]*(?:=.*)?$/.test(v)) return false;
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(v)).length;
   switch (vet) {
     case "kv":
