@@ -40,6 +40,13 @@ function restrict(scores: Record<KnowledgeType, number>, allowed: Set<KnowledgeT
   return out;
 }
 
+/** The type with the highest score, ties broken by TYPES order (constraint first). The one argmax every caller uses. */
+export function topType(scores: Readonly<Record<KnowledgeType, number>>): KnowledgeType {
+  let best: KnowledgeType = TYPES[0];
+  for (let t = 1; t < TYPES.length; t++) if (scores[TYPES[t] as KnowledgeType] > scores[best]) best = TYPES[t] as KnowledgeType;
+  return best;
+}
+
 /**
  * Label units: structure units get type "structure" with confidence 1 and zero scores;
  * every other unit gets the argmax type (ties broken by TYPES order) and its probability.
@@ -59,8 +66,7 @@ export function classifyUnits(units: readonly Unit[], classifier: Classifier): C
     }
     const raw = rows[k++] as Record<KnowledgeType, number>;
     const scores = u.kind === "heading" ? restrict(raw, headingTypes(u.text)) : raw;
-    let best: KnowledgeType = TYPES[0];
-    for (let t = 1; t < TYPES.length; t++) if (scores[TYPES[t] as KnowledgeType] > scores[best]) best = TYPES[t] as KnowledgeType;
+    const best = topType(scores);
     out.push({ ...u, type: best, confidence: scores[best], scores });
   }
   return out;

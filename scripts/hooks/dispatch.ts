@@ -9,18 +9,18 @@
  * run gets further) and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
 import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
-import { makeDirs } from "../io/write-files.js";
+import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
-import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
+import { pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
-import { HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
+import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
 import { redactSync } from "../memory/redact.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
@@ -76,6 +76,9 @@ function transcriptOf(payload: HookPayload): string {
   return p;
 }
 
+/** The state folder `dir` (`<rulesDir>/.state`), created with its `.gitignore` (state.ts ensureStateDir). */
+const makeStateDir = (dir: string): string => ensureStateDir(dirname(dir));
+
 const safeName = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown";
 
 /** One line, secrets redacted, at most 400 chars. */
@@ -94,7 +97,7 @@ function log(ctx: Ctx, message: string, debug = false, create = true): void {
   if (!ctx.stateDir || (debug && process.env.KNOWLEDGE_TRIAGE_HOOK_DEBUG !== "1")) return;
   try {
     if (!create && !existsSync(ctx.stateDir)) return;
-    makeDirs(ctx.stateDir);
+    makeStateDir(ctx.stateDir);
     const file = join(ctx.stateDir, "hook.log");
     if (existsSync(file) && statSync(file).size > HOOK_LOG_MAX_BYTES) renameSync(file, `${file}.1`);
     const ms = Date.now() - ctx.t0;
@@ -170,8 +173,9 @@ function markerPath(stateDir: string, sessionId: string): string {
 /** Record that PreCompact extracted for this session/prompt (no timestamp inside: same input, same bytes). */
 function writeMarker(stateDir: string, p: HookPayload): void {
   const file = markerPath(stateDir, p.session_id ?? "unknown");
-  makeDirs(join(stateDir, "hooks"));
-  writeFileSync(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
+  makeDirs(join(makeStateDir(stateDir), "hooks"));
+  // Replaced, never written through: a link planted at this name is replaced, not followed.
+  replaceAtomically(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
 }
 
 /** True when PreCompact ran for the compaction this SessionStart(compact) follows (same prompt_id, or fresh). */
@@ -202,14 +206,17 @@ function spawnWorker(p: HookPayload): void {
 
 async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   if (!(HOOK_EVENTS as readonly string[]).includes(ctx.event)) {
-    throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")})`);
+    throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")}, or PreCompact, SessionStart, SessionEnd)`);
   }
   const input =
     ctx.event === "session-end-worker" ? { bytes: Buffer.from(process.env[PAYLOAD_ENV] ?? ""), size: 0 } : await readStdin();
   if (input.size > STDIN_MAX_BYTES) throw new Error(`payload of ${input.size} bytes exceeds ${STDIN_MAX_BYTES}; ignored`);
   const payload = parsePayload(input.bytes);
   ctx.payload = payload;
-  const rulesDir = defaultRulesDir(projectDirOf(payload));
+  const projectDir = projectDirOf(payload);
+  const rulesDir = defaultRulesDir(projectDir);
+  // A symbolic link on the rules path that leads out of the project: write nothing at all (not even the log).
+  assertInsideRoot(rulesDir, projectDir);
   ctx.stateDir = stateDir(rulesDir);
 
   if (ctx.event === "pre-compact" || ctx.event === "session-start") {
@@ -228,7 +235,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // A transcript without rules leaves no state folder behind (nothing to mark).
         if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
       }
-      out(precompactText(pinnedCounts(rulesDir, payload.session_id)));
+      out(precompactText(rulesDir, payload.session_id));
     } else {
       if (transcript) {
         // PreCompact may not have fired (references/claude-code.md §1.5): then this is the full extraction. If it did, the
@@ -254,7 +261,8 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
  * Run one hook event end to end. Never throws and never sets a failing exit code: expected skips and
  * errors become one stderr line (errors are also logged); stdout gets only plain text (never JSON).
  */
-export async function runHook(event: string): Promise<void> {
+export async function runHook(name: string): Promise<void> {
+  const event = hookEventOf(name);
   const ctx: Ctx = { event, t0: Date.now() };
   const onCrash = (e: unknown): void => {
     log(ctx, `uncaught: ${(e as Error)?.message ?? String(e)}`);

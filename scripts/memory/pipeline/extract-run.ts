@@ -5,7 +5,7 @@
  * Loaded lazily by extract-api.ts so the CLI's cold start does not pay for secretlint.
  */
 import { existsSync, rmdirSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import type { Verdict } from "../extract.js";
 import type { ExtractOptions, ExtractReport } from "./extract-api.js";
@@ -15,8 +15,8 @@ import { LineTally, scanTranscript } from "./extract-read.js";
 import { deadlineMessage } from "./deadline.js";
 import { trapSignals, yieldAndCheck } from "./interrupt.js";
 import { redactSync } from "../redact.js";
-import { reconcile, recoverFromFiles, syncRuleFiles } from "../store/rule-files.js";
-import { acquireLock, isUserRulesDir, stateDir, loadCursor, loadStore, prefixHashes, saveCursor, saveStore } from "../store/state.js";
+import { readOrNull, reconcile, recoverFromFiles, syncRuleFiles } from "../store/rule-files.js";
+import { acquireLock, assertInsideRoot, isUserRulesDir, stateDir, loadCursor, loadStoreForRun, prefixHashes, removeStrayTemps, saveCursor, saveStore, storeSaved } from "../store/state.js";
 import type { ReadPosition } from "../transcript.js";
 
 /** Re-exported: the constants live with the stage they tune (tests and the bench import them from here). */
@@ -81,7 +81,7 @@ function transcriptSize(path: string, shown: string): number {
  * (BATCH_SPAN_BYTES) and, with `llm`, its calls.
  */
 export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): Promise<ExtractReport> {
-  const report: ExtractReport = { linesRead: 0, linesSkipped: 0, candidates: 0, kept: 0, added: 0, updated: 0, retired: 0, files: [], warnings: [] };
+  const report: ExtractReport = { linesRead: 0, linesSkipped: 0, candidates: 0, kept: 0, added: 0, updated: 0, retired: 0, files: [], changed: [], warnings: [] };
   const path = resolve(opts.transcriptPath);
   const size = transcriptSize(path, opts.transcriptPath);
   if (size === 0) {
@@ -91,6 +91,8 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
   const sessionId = opts.sessionId ?? basename(path).replace(/\.jsonl$/i, "");
   const rulesDir = resolve(opts.rulesDir);
   const hashes: PrefixHasher = (offset) => prefixHashes(path, offset);
+  // Never write through a symbolic link that leads out of the project (or out of a rules folder named explicitly).
+  if (!opts.dryRun) assertInsideRoot(rulesDir, opts.root);
   const trap = trapSignals();
   let release: (() => Promise<void>) | null = null;
   // Folders this run would create (state folder upwards): removed again when the run has nothing to keep.
@@ -98,10 +100,19 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
   let keepNothing = false;
   try {
     release = opts.dryRun ? null : await acquireLock(rulesDir, { waitMs: opts.lockWaitMs, signal: trap.signal });
-    const store = loadStore(rulesDir);
+    // Temp files of a run killed mid-write (never loaded by Claude Code: not .md, but clutter).
+    if (!opts.dryRun) removeStrayTemps(rulesDir);
+    // A corrupt store is set aside and rebuilt from the rule files, like a missing one (never a dead end).
+    const { store, warning: corrupt } = loadStoreForRun(rulesDir, !opts.dryRun, opts.now?.());
+    if (corrupt) report.warnings.push(corrupt);
     const recovered = recoverFromFiles(rulesDir, store);
-    if (recovered > 0) report.warnings.push(`state folder was missing: ${recovered} rule(s) recovered from the existing rule files`);
-    const { progress: pr, warning } = RunProgress.fromCursor(loadCursor(rulesDir, sessionId), path, size, hashes);
+    if (recovered > 0) report.warnings.push(`${corrupt ? "state was corrupt" : "state folder was missing"}: ${recovered} rule(s) recovered from the existing rule files`);
+    // A cursor a killed run saved with its rules but not in its own file yet (crash consistency, store-schema.ts).
+    const pending = store.pending;
+    delete store.pending;
+    if (pending && !opts.dryRun) saveCursor(rulesDir, pending);
+    const saved = pending?.sessionId === sessionId ? pending : loadCursor(rulesDir, sessionId);
+    const { progress: pr, warning } = RunProgress.fromCursor(saved, path, size, hashes);
     if (warning) report.warnings.push(warning);
 
     const timeUp = (): boolean => opts.deadline?.expired() === true;
@@ -162,18 +173,29 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     if (opts.dryRun) {
       const r = reconcile(rulesDir, store);
       report.files = r.plan.map((p) => resolve(rulesDir, p.name));
+      report.changed = r.plan.filter((p) => readOrNull(resolve(rulesDir, p.name)) !== p.content).map((p) => resolve(rulesDir, p.name));
       report.warnings.push(...r.warnings);
     } else if (!stopped && store.rules.length === 0 && Object.keys(store.files).length === 0 && created.length > 0) {
       // No rule yet and no state before this run: write nothing (no rules folder, no .state, no cursor).
       // A run stopped at its deadline writes its cursor even so, or the next run would start again from scratch.
       keepNothing = true;
     } else {
-      const sync = syncRuleFiles(rulesDir, store);
+      // Crash consistency: the store, with the cursor it goes with, is saved before any rule file changes
+      // (rule-files.ts records what each file may hold until then); then the files, the cursor, the final store.
+      // A kill between any two steps leaves a folder the next run finishes the same way.
+      let journaled = false;
+      const journal = (s: typeof store): void => {
+        journaled = true;
+        saveStore(rulesDir, { ...s, pending: cursor });
+      };
+      const sync = syncRuleFiles(rulesDir, store, journal);
       report.files = sync.files;
+      report.changed = sync.written.map((name) => join(rulesDir, name));
       report.retired += sync.retired;
       report.warnings.push(...sync.warnings);
-      saveStore(rulesDir, store);
+      if (!journaled && !storeSaved(rulesDir, store)) journal(store);
       saveCursor(rulesDir, cursor);
+      saveStore(rulesDir, store);
     }
     report.warnings = report.warnings.map(redactSync);
     return report;
