@@ -65,8 +65,8 @@ interface Op {
 
 /**
  * Compact classified units (one file, source order, as decideUnits returns them) to the budget.
- * Rules (isRule) and frontmatter are kept byte for byte; a heading is never kept for itself, only
- * with content of its section. Then, until the text fits: episodic units are dropped, near-duplicate
+ * Rules (isRule) and frontmatter are kept byte for byte, and so are the parent items and lead-in
+ * lines they need; a heading is never kept for itself, only with content of its section. Then, until the text fits: episodic units are dropped, near-duplicate
  * preferences and repeated beliefs merged, beliefs then preferences compressed within meaning
  * (compressText), then preferences and beliefs dropped; inside each step the unit with the lowest
  * value per token (unitValues / cost) goes first. Output keeps source order, headings of sections with
@@ -110,7 +110,11 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
     for (let i = 0; i < n; i++) emit[i] = pinned[i] || (keepCandidates && candidate[i]) ? 1 : 0;
     return closeOver(layout, emit);
   };
-  const needed = measureEmitted(layout, only(false), (i) => origCost[i] as number);
+  const skeleton = only(false);
+  // What the rules bring along (parent items, lead-in lines) is context their type was decided on
+  // (decideUnits reads the lead-in): it stays byte for byte, never compressed or merged away.
+  for (let i = 0; i < n; i++) if (skeleton[i]) candidate[i] = 0;
+  const needed = measureEmitted(layout, skeleton, (i) => origCost[i] as number);
   const all = only(true);
   const full = measureEmitted(layout, all, (i) => origCost[i] as number);
   // The input kept whole may cost more than the source (a closing fence added for balance).

@@ -152,6 +152,29 @@ describe("compact on real-shaped input", { timeout: 120_000 }, () => {
     expect(r.text).toBe("# Ops\n\n## Deploys\n\n- Never deploy on Fridays.\n");
   });
 
+  it("the parent item a rule is nested under stays byte for byte (its lead-in), never compressed", () => {
+    const byText: Classifier = {
+      name: "by-text",
+      scores: (us) =>
+        us.map((u) => {
+          const t = /Never/.test(u.text) ? "constraint" : "belief";
+          return { constraint: 0, procedural: 0, belief: 0, preference: 0, episodic: 0, [t]: 1 } as Record<KnowledgeType, number>;
+        }),
+    };
+    const parent = "- Basically, the release pipeline is really quite slow (it builds everything twice):";
+    const doc = `# Releases\n\n${parent}\n  - Never skip the smoke tests.\n- Actually, the changelog is just written by hand, basically.\n- The staging cluster is really quite small, I think.\n`;
+    const us = decideUnits(segment(doc), byText);
+    const min = compact(us, { budget: "min" });
+    const full = compact(us, { budget: { ratio: 1 } });
+    for (let b = min.needed; b <= full.after; b++) {
+      const r = compact(us, { budget: b });
+      expect(r.text, `budget ${b}`).toContain(`${parent}\n  - Never skip the smoke tests.\n`);
+      expect(r.units.find((u) => u.line === 3)?.action).toBe("kept");
+    }
+    // The other beliefs are compressed on the way down.
+    expect(compact(us, { budget: full.after - 3 }).units.some((u) => u.action === "compressed")).toBe(true);
+  });
+
   it("COMPACTION_UNSAFE names the needed budget and the smallest safe ratio", () => {
     const r = compact(units, { budget: "min" });
     try {
