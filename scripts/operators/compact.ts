@@ -66,13 +66,14 @@ interface Op {
 /**
  * Compact classified units (one file, source order, as decideUnits returns them) to the budget.
  * Rules (isRule) and frontmatter are kept byte for byte, and so are the parent items and lead-in
- * lines they need; a heading is never kept for itself, only with content of its section. Then, until the text fits: episodic units are dropped, near-duplicate
- * preferences and repeated beliefs merged, beliefs then preferences compressed within meaning
- * (compressText), then preferences and beliefs dropped; inside each step the unit with the lowest
- * value per token (unitValues / cost) goes first. Output keeps source order, headings of sections with
- * content, whole fenced blocks (an unclosed fence is closed), ends with "\n". A ratio is taken of the
- * input kept whole as rendered here, so ratio 1 always fits. Throws CompactionUnsafeError (needed
- * budget, smallest safe ratio, the rules that do not fit) when the pinned set exceeds the budget.
+ * lines they need; a heading is never kept for itself, only with content of its section. Then, until
+ * the text fits: episodic units are dropped, near-duplicate preferences and repeated beliefs merged,
+ * beliefs then preferences compressed within meaning (compressText), then preferences and beliefs
+ * dropped; inside each step the unit with the lowest value per token (unitValues / cost) goes first.
+ * Output keeps source order, headings of sections with content, whole fenced blocks (an unclosed
+ * fence is closed), ends with "\n". A ratio is taken of the input kept whole as rendered here, so
+ * ratio 1 always fits. Throws CompactionUnsafeError (needed budget, smallest safe ratio, the rules
+ * that do not fit) when the pinned set exceeds the budget.
  */
 export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions): CompactResult {
   const layout = buildLayout(units);
