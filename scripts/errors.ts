@@ -101,6 +101,13 @@ export class LockBusyError extends TriageError {
   }
 }
 
+/** A write would land outside the project: a folder on the rules path is a symbolic link leading out of it. Exit 1; hooks say it in one line and exit 0. */
+export class OutsideProjectError extends TriageError {
+  constructor(message: string) {
+    super(message, "OUTSIDE_PROJECT", 1);
+  }
+}
+
 /** A state file exists but does not parse (it is left untouched and not overwritten). */
 export class StateError extends TriageError {
   constructor(message: string) {

@@ -20,7 +20,7 @@ const HEADING_DATE = /\b(19|20)\d\d[-/.]\d\d?([-/.]\d\d?)?\b|\d{4}年|\d{4}년/;
 
 /**
  * The types a heading may take. Headings are classified like any line but are not scored or trained
- * on (labelling-rules.md), so the model's view of them is weak: a heading is a belief (it names a
+ * on (references/taxonomy.md), so the model's view of them is weak: a heading is a belief (it names a
  * topic), a constraint only when it states a rule itself ("## NEVER touch prod": a hard modal, via
  * the regex tier's cue list), episodic only when it dates a log entry ("### 2024-05-03").
  */
