@@ -1,6 +1,6 @@
 /**
  * One answer to "is this unit a rule" (issue 12 item 6): the built CLI's classify, compact, decompose
- * and retrieve give the same type for the same unit of the same file, over examples/CLAUDE.md and
+ * and retrieve give the same type for the same unit of the same file, over every file of examples/ and
  * every file of data/test, with the committed model; and compaction's new behaviours on real-shaped input.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ import { compact, minRatio } from "../../scripts/operators/compact.js";
 import { decideUnits, isRule } from "../../scripts/operators/policy.js";
 import { ensureBundle, removeTempDirs, repo, tempDir, triage } from "../cli/helpers.js";
 
-const files = ["examples/CLAUDE.md", ...readdirSync(join(repo, "data/test")).filter((f) => f.endsWith(".md")).sort().map((f) => `data/test/${f}`)];
+const files = [...readdirSync(join(repo, "examples")).filter((f) => f.endsWith(".md")).sort().map((f) => `examples/${f}`), ...readdirSync(join(repo, "data/test")).filter((f) => f.endsWith(".md")).sort().map((f) => `data/test/${f}`)];
 const key = (file: string, line: number): string => `${file}:${line}`;
 
 describe("classify, compact, decompose and retrieve agree on every unit's type", { timeout: 240_000 }, () => {
