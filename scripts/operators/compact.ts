@@ -122,7 +122,7 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   const base = Math.max(before, full);
   const smallestRatio = minRatio(needed, base);
   const budget = opts.budget === "min" ? Math.max(1, needed) : typeof opts.budget === "number" ? opts.budget : Math.max(1, Math.floor(opts.budget.ratio * base));
-  if (needed > budget) throw unsafe(units, pinned, origCost, budget, needed, smallestRatio);
+  if (needed > budget) throw unsafe(units, pinned, skeleton, origCost, budget, needed, smallestRatio);
   const sizes = { budget, before, needed, base, smallestRatio };
   if (full <= budget) {
     const text = renderEmitted(layout, all, (i) => original[i] as string);
@@ -224,17 +224,22 @@ const UNFIT_LIST_MAX = 20;
 
 /**
  * The COMPACTION_UNSAFE error, its message cut here and only here: the needed budget and smallest safe
- * ratio, then the rules past the budget ("L<line>: first line", each cut to UNFIT_TEXT_MAX characters),
+ * ratio, then the rules past the budget (at least the last rule) ("L<line>: first line", each cut to UNFIT_TEXT_MAX characters),
  * at most UNFIT_LIST_MAX of them, then "... and N more". The full list stays on the error.
  */
-function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, cost: number[], budget: number, needed: number, smallestRatio: number): CompactionUnsafeError {
+function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, skeleton: Uint8Array, cost: number[], budget: number, needed: number, smallestRatio: number): CompactionUnsafeError {
   const unfit: string[] = [];
+  // Walk the skeleton in source order (rules and the headings and lines they bring along); every
+  // rule from the point where the running cost passes the budget does not fit.
   let used = 0;
   units.forEach((u, i) => {
-    if (!pinned[i]) return;
+    if (!skeleton[i]) return;
     used += cost[i] as number;
-    if (used > budget) unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
+    if (pinned[i] && used > budget) unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
   });
+  // The blank lines between kept units can be what tips it over: then the last rule does not fit.
+  const last = units.findLastIndex((_u, i) => pinned[i] === 1);
+  if (unfit.length === 0 && last >= 0) unfit.push(`L${units[last]?.line}: ${(units[last]?.text.split("\n")[0] ?? "").trim()}`);
   const shown = unfit.slice(0, UNFIT_LIST_MAX).map((s) => `  ${s.length > UNFIT_TEXT_MAX ? `${s.slice(0, UNFIT_TEXT_MAX - 1)}…` : s}`);
   if (unfit.length > UNFIT_LIST_MAX) shown.push(`  ... and ${unfit.length - UNFIT_LIST_MAX} more`);
   return new CompactionUnsafeError(

@@ -152,6 +152,26 @@ describe("compact on real-shaped input", { timeout: 120_000 }, () => {
     expect(r.text).toBe("# Ops\n\n## Deploys\n\n- Never deploy on Fridays.\n");
   });
 
+  it("when the rules fit but the headings they need do not, COMPACTION_UNSAFE still names the rules past the budget", () => {
+    const byText: Classifier = {
+      name: "by-text",
+      scores: (us) =>
+        us.map((u) => {
+          const t = /Never|Always/.test(u.text) ? "constraint" : "belief";
+          return { constraint: 0, procedural: 0, belief: 0, preference: 0, episodic: 0, [t]: 1 } as Record<KnowledgeType, number>;
+        }),
+    };
+    const doc = "# A rather long project title for the payments platform\n\n## Database migrations and schema changes\n\n- Never edit a migration.\n\n## Release management and deploy windows\n\n- Always tag releases.\n";
+    const us = decideUnits(segment(doc), byText);
+    const rulesOnly = estimateTokens("- Never edit a migration.\n- Always tag releases.\n");
+    expect(() => compact(us, { budget: rulesOnly })).toThrow(CompactionUnsafeError);
+    try {
+      compact(us, { budget: rulesOnly });
+    } catch (e) {
+      expect((e as CompactionUnsafeError).unfit).toEqual(["L5: - Never edit a migration.", "L9: - Always tag releases."]);
+    }
+  });
+
   it("the parent item a rule is nested under stays byte for byte (its lead-in), never compressed", () => {
     const byText: Classifier = {
       name: "by-text",
@@ -187,6 +207,10 @@ describe("compact on real-shaped input", { timeout: 120_000 }, () => {
       expect(err.smallestRatio).toBe(r.smallestRatio);
       expect(err.message).toContain(`need ${r.needed} tokens but the budget is ${r.needed - 1}`);
       expect(err.message).toContain(`(ratio ${r.smallestRatio.toFixed(2)})`);
+      // Every rule listed as not fitting is a rule of the document, and there is at least one.
+      expect(err.unfit.length).toBeGreaterThan(0);
+      const rules = new Set(units.filter(isRule).map((u) => `L${u.line}: ${u.text}`));
+      for (const line of err.unfit) expect(rules.has(line), line).toBe(true);
     }
   });
 
