@@ -23,7 +23,7 @@ import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
 import { LineLabelSchema } from "../scripts/cli/json-output.js";
 import { loadClassifier } from "../scripts/io/model-file.js";
 import { compact } from "../scripts/operators/compact.js";
-import { decideUnits, type PolicyOptions } from "../scripts/operators/policy.js";
+import { decideUnits, isRule, type PolicyOptions } from "../scripts/operators/policy.js";
 import { CompactionUnsafeError } from "../scripts/errors.js";
 
 /** Append-and-compact rounds per file (the issue's "five rounds"). */
@@ -61,6 +61,8 @@ export interface RealCompactFile {
   recallAfterRounds: number | null;
   /** Rounds (of ROUNDS) that refused the round-0 budget and compacted to their own smallest safe budget. */
   roundsRefused: number;
+  /** Gold-labelled lines by (gold rule?, decided rule?): the rule decision's confusion counts on this file. */
+  decision: { tp: number; fp: number; fn: number };
 }
 
 /** Medians over the files (recalls over files with gold rule lines) and the floor checks. */
@@ -69,6 +71,9 @@ export interface RealCompactSummary {
   medianSmallestRatio: number;
   medianRecallAtSmallest: number;
   medianRecallAfterRounds: number;
+  /** Precision and recall of the rule decision (isRule of the unit holding each gold-labelled line), pooled over files. */
+  decisionPrecision: number;
+  decisionRecall: number;
   /** Gold rule lines recalled over all gold rule lines of all files (micro average), at the smallest ratio / after the rounds. */
   pooledRecallAtSmallest: number;
   pooledRecallAfterRounds: number;
@@ -139,6 +144,18 @@ function recalled(gold: readonly string[], output: string): number {
 export function measureFile(id: string, meta: { lang: string; kind: string }, text: string, labelsJsonl: string, classifier: Classifier, policy: PolicyOptions = {}): RealCompactFile & { recalledAtSmallest: number; recalledAfterRounds: number } {
   const gold = goldRuleLines(text, labelsJsonl);
   const units = decideUnits(segment(text), classifier, policy);
+  const ruleAt = new Map<number, boolean>();
+  for (const u of units) for (let l = u.line; l <= u.endLine; l++) ruleAt.set(l, isRule(u));
+  const decision = { tp: 0, fp: 0, fn: 0 };
+  for (const raw of labelsJsonl.split("\n")) {
+    if (raw.trim() === "") continue;
+    const l = LineLabelSchema.parse(JSON.parse(raw));
+    const g = l.type === "constraint" || l.type === "procedural";
+    const p = ruleAt.get(l.line) === true;
+    if (g && p) decision.tp++;
+    else if (g) decision.fn++;
+    else if (p) decision.fp++;
+  }
   const smallest = compact(units, { budget: "min" });
   // The ratio compact reports must be accepted as a ratio (throws otherwise: a bug, not a measurement).
   const atRatio = compact(units, { budget: { ratio: smallest.smallestRatio } });
@@ -166,6 +183,7 @@ export function measureFile(id: string, meta: { lang: string; kind: string }, te
     recallAtSmallest: gold.length ? atSmallest / gold.length : null,
     recallAfterRounds: gold.length ? afterRounds / gold.length : null,
     roundsRefused: refused,
+    decision,
     recalledAtSmallest: atSmallest,
     recalledAfterRounds: afterRounds,
   };
@@ -193,8 +211,13 @@ export function measureRealCompaction(classifier: Classifier | "gold", dir = res
   const medianSmallestRatio = median(rows.map((r) => r.smallestRatio));
   const medianRecallAtSmallest = median(withGold.map((r) => r.recallAtSmallest as number));
   const medianRecallAfterRounds = median(withGold.map((r) => r.recallAfterRounds as number));
+  const tp = rows.reduce((a, r) => a + r.decision.tp, 0);
+  const fp = rows.reduce((a, r) => a + r.decision.fp, 0);
+  const fn = rows.reduce((a, r) => a + r.decision.fn, 0);
   return {
     files: rows.map(({ recalledAtSmallest: _a, recalledAfterRounds: _b, ...r }) => r),
+    decisionPrecision: tp + fp ? tp / (tp + fp) : Number.NaN,
+    decisionRecall: tp + fn ? tp / (tp + fn) : Number.NaN,
     medianSmallestRatio,
     medianRecallAtSmallest,
     medianRecallAfterRounds,
@@ -218,6 +241,7 @@ export function formatRealCompaction(s: RealCompactSummary, perFile = false): st
   }
   const below = (t: number): number => s.files.filter((r) => r.smallestRatio <= t).length;
   out.push(`compaction on ${s.files.length} real files (${s.files.filter((r) => r.goldRules > 0).length} with gold rule lines)`);
+  out.push(`  rule decision on gold-labelled lines: precision ${s.decisionPrecision.toFixed(3)}, recall ${s.decisionRecall.toFixed(3)}`);
   out.push(`  smallest accepted ratio: median ${s.medianSmallestRatio.toFixed(2)}, <= 0.50 on ${below(0.5)} files, <= 0.60 on ${below(0.6)}`);
   out.push(`  gold rule recall at that ratio: median ${s.medianRecallAtSmallest.toFixed(3)}, pooled ${s.pooledRecallAtSmallest.toFixed(3)}`);
   out.push(`  gold rule recall after ${ROUNDS} append-and-compact rounds: median ${s.medianRecallAfterRounds.toFixed(3)}, pooled ${s.pooledRecallAfterRounds.toFixed(3)}; rounds that refused the round-0 budget: ${s.files.reduce((a, r) => a + r.roundsRefused, 0)}`);

@@ -1,5 +1,6 @@
 import type { Classifier } from "../engine/classify.js";
-import { classifyMarkdown } from "../engine/classify.js";
+import { segment } from "../engine/units.js";
+import { decideUnits } from "../operators/policy.js";
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 
 /** Built-in lines with the type every shipped model must give them (one per type, two languages). */
@@ -19,7 +20,7 @@ export const SELF_CHECK_CASES: readonly { text: string; type: KnowledgeType }[] 
 export function runSelfCheck(classifier: Classifier): string[] {
   const failures: string[] = [];
   for (const c of SELF_CHECK_CASES) {
-    const units = classifyMarkdown(c.text, classifier).filter((u) => u.type !== "structure" && u.kind !== "heading");
+    const units = decideUnits(segment(c.text), classifier).filter((u) => u.type !== "structure" && u.kind !== "heading");
     const u = units[units.length - 1];
     if (!u) {
       failures.push(`no unit for ${JSON.stringify(c.text)}`);

@@ -65,14 +65,15 @@ interface Op {
 
 /**
  * Compact classified units (one file, source order, as decideUnits returns them) to the budget.
- * Rules (isRule) and frontmatter are kept byte for byte; a heading is never kept for itself, only
- * with content of its section. Then, until the text fits: episodic units are dropped, near-duplicate
- * preferences and repeated beliefs merged, beliefs then preferences compressed within meaning
- * (compressText), then preferences and beliefs dropped; inside each step the unit with the lowest
- * value per token (unitValues / cost) goes first. Output keeps source order, headings of sections with
- * content, whole fenced blocks (an unclosed fence is closed), ends with "\n". A ratio is taken of the
- * input kept whole as rendered here, so ratio 1 always fits. Throws CompactionUnsafeError (needed
- * budget, smallest safe ratio, the rules that do not fit) when the pinned set exceeds the budget.
+ * Rules (isRule) and frontmatter are kept byte for byte, and so are the parent items and lead-in
+ * lines they need; a heading is never kept for itself, only with content of its section. Then, until
+ * the text fits: episodic units are dropped, near-duplicate preferences and repeated beliefs merged,
+ * beliefs then preferences compressed within meaning (compressText), then preferences and beliefs
+ * dropped; inside each step the unit with the lowest value per token (unitValues / cost) goes first.
+ * Output keeps source order, headings of sections with content, whole fenced blocks (an unclosed
+ * fence is closed), ends with "\n". A ratio is taken of the input kept whole as rendered here, so
+ * ratio 1 always fits. Throws CompactionUnsafeError (needed budget, smallest safe ratio, the rules
+ * that do not fit) when the pinned set exceeds the budget.
  */
 export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions): CompactResult {
   const layout = buildLayout(units);
@@ -110,14 +111,18 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
     for (let i = 0; i < n; i++) emit[i] = pinned[i] || (keepCandidates && candidate[i]) ? 1 : 0;
     return closeOver(layout, emit);
   };
-  const needed = measureEmitted(layout, only(false), (i) => origCost[i] as number);
+  const skeleton = only(false);
+  // What the rules bring along (parent items, lead-in lines) is context their type was decided on
+  // (decideUnits reads the lead-in): it stays byte for byte, never compressed or merged away.
+  for (let i = 0; i < n; i++) if (skeleton[i]) candidate[i] = 0;
+  const needed = measureEmitted(layout, skeleton, (i) => origCost[i] as number);
   const all = only(true);
   const full = measureEmitted(layout, all, (i) => origCost[i] as number);
   // The input kept whole may cost more than the source (a closing fence added for balance).
   const base = Math.max(before, full);
   const smallestRatio = minRatio(needed, base);
   const budget = opts.budget === "min" ? Math.max(1, needed) : typeof opts.budget === "number" ? opts.budget : Math.max(1, Math.floor(opts.budget.ratio * base));
-  if (needed > budget) throw unsafe(units, pinned, origCost, budget, needed, smallestRatio);
+  if (needed > budget) throw unsafe(units, pinned, skeleton, origCost, budget, needed, smallestRatio);
   const sizes = { budget, before, needed, base, smallestRatio };
   if (full <= budget) {
     const text = renderEmitted(layout, all, (i) => original[i] as string);
@@ -219,17 +224,22 @@ const UNFIT_LIST_MAX = 20;
 
 /**
  * The COMPACTION_UNSAFE error, its message cut here and only here: the needed budget and smallest safe
- * ratio, then the rules past the budget ("L<line>: first line", each cut to UNFIT_TEXT_MAX characters),
+ * ratio, then the rules past the budget (at least the last rule) ("L<line>: first line", each cut to UNFIT_TEXT_MAX characters),
  * at most UNFIT_LIST_MAX of them, then "... and N more". The full list stays on the error.
  */
-function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, cost: number[], budget: number, needed: number, smallestRatio: number): CompactionUnsafeError {
+function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, skeleton: Uint8Array, cost: number[], budget: number, needed: number, smallestRatio: number): CompactionUnsafeError {
   const unfit: string[] = [];
+  // Walk the skeleton in source order (rules and the headings and lines they bring along); every
+  // rule from the point where the running cost passes the budget does not fit.
   let used = 0;
   units.forEach((u, i) => {
-    if (!pinned[i]) return;
+    if (!skeleton[i]) return;
     used += cost[i] as number;
-    if (used > budget) unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
+    if (pinned[i] && used > budget) unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
   });
+  // The blank lines between kept units can be what tips it over: then the last rule does not fit.
+  const last = units.findLastIndex((_u, i) => pinned[i] === 1);
+  if (unfit.length === 0 && last >= 0) unfit.push(`L${units[last]?.line}: ${(units[last]?.text.split("\n")[0] ?? "").trim()}`);
   const shown = unfit.slice(0, UNFIT_LIST_MAX).map((s) => `  ${s.length > UNFIT_TEXT_MAX ? `${s.slice(0, UNFIT_TEXT_MAX - 1)}…` : s}`);
   if (unfit.length > UNFIT_LIST_MAX) shown.push(`  ... and ${unfit.length - UNFIT_LIST_MAX} more`);
   return new CompactionUnsafeError(

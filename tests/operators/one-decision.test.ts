@@ -1,6 +1,6 @@
 /**
  * One answer to "is this unit a rule" (issue 12 item 6): the built CLI's classify, compact, decompose
- * and retrieve give the same type for the same unit of the same file, over examples/CLAUDE.md and
+ * and retrieve give the same type for the same unit of the same file, over every file of examples/ and
  * every file of data/test, with the committed model; and compaction's new behaviours on real-shaped input.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ import { compact, minRatio } from "../../scripts/operators/compact.js";
 import { decideUnits, isRule } from "../../scripts/operators/policy.js";
 import { ensureBundle, removeTempDirs, repo, tempDir, triage } from "../cli/helpers.js";
 
-const files = ["examples/CLAUDE.md", ...readdirSync(join(repo, "data/test")).filter((f) => f.endsWith(".md")).sort().map((f) => `data/test/${f}`)];
+const files = [...readdirSync(join(repo, "examples")).filter((f) => f.endsWith(".md")).sort().map((f) => `examples/${f}`), ...readdirSync(join(repo, "data/test")).filter((f) => f.endsWith(".md")).sort().map((f) => `data/test/${f}`)];
 const key = (file: string, line: number): string => `${file}:${line}`;
 
 describe("classify, compact, decompose and retrieve agree on every unit's type", { timeout: 240_000 }, () => {
@@ -152,6 +152,49 @@ describe("compact on real-shaped input", { timeout: 120_000 }, () => {
     expect(r.text).toBe("# Ops\n\n## Deploys\n\n- Never deploy on Fridays.\n");
   });
 
+  it("when the rules fit but the headings they need do not, COMPACTION_UNSAFE still names the rules past the budget", () => {
+    const byText: Classifier = {
+      name: "by-text",
+      scores: (us) =>
+        us.map((u) => {
+          const t = /Never|Always/.test(u.text) ? "constraint" : "belief";
+          return { constraint: 0, procedural: 0, belief: 0, preference: 0, episodic: 0, [t]: 1 } as Record<KnowledgeType, number>;
+        }),
+    };
+    const doc = "# A rather long project title for the payments platform\n\n## Database migrations and schema changes\n\n- Never edit a migration.\n\n## Release management and deploy windows\n\n- Always tag releases.\n";
+    const us = decideUnits(segment(doc), byText);
+    const rulesOnly = estimateTokens("- Never edit a migration.\n- Always tag releases.\n");
+    expect(() => compact(us, { budget: rulesOnly })).toThrow(CompactionUnsafeError);
+    try {
+      compact(us, { budget: rulesOnly });
+    } catch (e) {
+      expect((e as CompactionUnsafeError).unfit).toEqual(["L5: - Never edit a migration.", "L9: - Always tag releases."]);
+    }
+  });
+
+  it("the parent item a rule is nested under stays byte for byte (its lead-in), never compressed", () => {
+    const byText: Classifier = {
+      name: "by-text",
+      scores: (us) =>
+        us.map((u) => {
+          const t = /Never/.test(u.text) ? "constraint" : "belief";
+          return { constraint: 0, procedural: 0, belief: 0, preference: 0, episodic: 0, [t]: 1 } as Record<KnowledgeType, number>;
+        }),
+    };
+    const parent = "- Basically, the release pipeline is really quite slow (it builds everything twice):";
+    const doc = `# Releases\n\n${parent}\n  - Never skip the smoke tests.\n- Actually, the changelog is just written by hand, basically.\n- The staging cluster is really quite small, I think.\n`;
+    const us = decideUnits(segment(doc), byText);
+    const min = compact(us, { budget: "min" });
+    const full = compact(us, { budget: { ratio: 1 } });
+    for (let b = min.needed; b <= full.after; b++) {
+      const r = compact(us, { budget: b });
+      expect(r.text, `budget ${b}`).toContain(`${parent}\n  - Never skip the smoke tests.\n`);
+      expect(r.units.find((u) => u.line === 3)?.action).toBe("kept");
+    }
+    // The other beliefs are compressed on the way down.
+    expect(compact(us, { budget: full.after - 3 }).units.some((u) => u.action === "compressed")).toBe(true);
+  });
+
   it("COMPACTION_UNSAFE names the needed budget and the smallest safe ratio", () => {
     const r = compact(units, { budget: "min" });
     try {
@@ -164,6 +207,10 @@ describe("compact on real-shaped input", { timeout: 120_000 }, () => {
       expect(err.smallestRatio).toBe(r.smallestRatio);
       expect(err.message).toContain(`need ${r.needed} tokens but the budget is ${r.needed - 1}`);
       expect(err.message).toContain(`(ratio ${r.smallestRatio.toFixed(2)})`);
+      // Every rule listed as not fitting is a rule of the document, and there is at least one.
+      expect(err.unfit.length).toBeGreaterThan(0);
+      const rules = new Set(units.filter(isRule).map((u) => `L${u.line}: ${u.text}`));
+      for (const line of err.unfit) expect(rules.has(line), line).toBe(true);
     }
   });
 

@@ -47,6 +47,7 @@ describe("bench/real-compact", () => {
     expect(r.recallAtSmallest).toBe(1);
     expect(r.recallAfterRounds).toBe(1);
     expect(r.roundsRefused).toBe(0);
+    expect(r.decision).toEqual({ tp: 2, fp: 0, fn: 0 });
     expect(r.smallestRatio).toBeGreaterThan(0.2);
     expect(r.smallestRatio).toBeLessThan(0.5);
   });

@@ -1,6 +1,7 @@
 import { extname } from "node:path";
 import type { Command } from "commander";
-import { classifyMarkdown } from "../../engine/classify.js";
+import { segment } from "../../engine/units.js";
+import { decideUnits } from "../../operators/policy.js";
 import { TYPES, type KnowledgeType } from "../../engine/types.js";
 import { UsageError } from "../../errors.js";
 import { walkFiles, type WalkResult } from "../../io/read-files.js";
@@ -73,7 +74,7 @@ export function registerLabel(program: Command): void {
       for (const f of files) {
         const input = readInput(f);
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
-        for (const u of classifyMarkdown(input.text, classifier)) {
+        for (const u of decideUnits(segment(input.text), classifier)) {
           // Headings are classified but not scored or trained on (references/taxonomy.md), so not candidates.
           if (u.type === "structure" || u.kind === "heading") continue;
           const row: LabelRow = {
