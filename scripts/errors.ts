@@ -53,15 +53,23 @@ export class DataError extends TriageError {
   }
 }
 
-/** Pinned units alone exceed the budget (exit 2). `needed` is the smallest safe budget in tokens. */
+/**
+ * Pinned units alone exceed the budget (exit 2). `needed` is the smallest safe budget in tokens,
+ * `smallestRatio` the smallest safe ratio (two decimals), `budget` the one asked for, `unfit` the
+ * rules past the budget ("L<line>: text").
+ */
 export class CompactionUnsafeError extends TriageError {
   override readonly multiline = true;
-  constructor(
-    message: string,
-    readonly needed: number,
-    readonly unfit: string[],
-  ) {
+  readonly needed: number;
+  readonly budget: number;
+  readonly smallestRatio: number;
+  readonly unfit: string[];
+  constructor(message: string, info: { needed: number; budget: number; smallestRatio: number; unfit: string[] }) {
     super(message, "COMPACTION_UNSAFE", 2);
+    this.needed = info.needed;
+    this.budget = info.budget;
+    this.smallestRatio = info.smallestRatio;
+    this.unfit = info.unfit;
   }
 }
 

@@ -2,7 +2,7 @@
  * Pure decision step of extraction: redacted user sentences + classifier scores -> statements
  * (durable rules, retractions, scoped exceptions) with a reason for every sentence. No I/O.
  */
-import type { Classifier } from "../engine/classify.js";
+import { type Classifier, topType } from "../engine/classify.js";
 import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
 import type { RuleSource } from "./store/store-schema.js";
@@ -71,9 +71,7 @@ export function judge(cands: readonly Candidate[], classifier: Classifier, thres
     const p = probs[i] as Record<KnowledgeType, number>;
     const { globs, cues } = pre[i] as { globs: string[]; cues: Cues };
     const score = durabilityScore(cues, p);
-    let best: KnowledgeType = "constraint";
-    for (const t of Object.keys(p) as KnowledgeType[]) if (p[t] > p[best]) best = t;
-    const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
+    const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
     if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
     if (cues.retraction && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
     // A bare permission ("you may force-push to your own feature branches") is a candidate scoped exception:

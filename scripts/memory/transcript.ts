@@ -1,5 +1,5 @@
 /**
- * Streaming reader for Claude Code transcripts (JSONL, research/integration.md §3) and the pure
+ * Streaming reader for Claude Code transcripts (JSONL, references/claude-code.md §2) and the pure
  * filter that turns one parsed line into a user utterance or a skip reason.
  * The reader never holds the file in one string: it reads fixed-size byte chunks, splits on "\n",
  * and discards (without buffering) any line longer than `maxLineBytes` (e.g. multi-MB tool_result
@@ -156,7 +156,7 @@ const WRAPPER_RE = /^\s*<(command-name|command-message|command-args|local-comman
 /**
  * Pure: the user text of one parsed transcript line, or why there is none. Only `type:"user"` lines with
  * string content or `text` blocks count; tool results, `isMeta`, `isSidechain`, `isCompactSummary`,
- * `isVisibleInTranscriptOnly` and `<command-name>`/`<local-command-…>` wrappers are skipped (§3).
+ * `isVisibleInTranscriptOnly` and `<command-name>`/`<local-command-…>` wrappers are skipped (references/claude-code.md §2).
  */
 export function userUtterance(obj: unknown): Utterance | SkipReason {
   if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return "not-object";

@@ -54,6 +54,8 @@ export interface ExtractReport {
   retired: number;
   /** Rule files (absolute paths) written or confirmed in this run. */
   files: string[];
+  /** The subset of `files` whose bytes this run changed (in a dry run: would change). */
+  changed: string[];
   warnings: string[];
   /**
    * Only when the run stopped at its deadline: `offset`, the byte where the next run continues (everything

@@ -150,7 +150,7 @@ export class BatchRunner {
     if (opts.llm) await askLlm(opts.llm, todo, DURABLE_THRESHOLD, LLM_BAND, report.warnings, opts.llmTimeoutMs);
     if (this.c.verdicts) for (const v of todo) this.c.verdicts.push(v);
     if (this.c.userLevel) {
-      // User-level rules ignore paths: (BL-30): keep such rules, unscoped (their text still names the path).
+      // User-level rules ignore paths: (references/cases.md BL-30): keep such rules, unscoped (their text still names the path).
       for (const v of todo) {
         if (v.keep && v.globs.length > 0) {
           v.globs = [];

@@ -5,7 +5,7 @@
  * Loaded lazily by extract-api.ts so the CLI's cold start does not pay for secretlint.
  */
 import { existsSync, rmdirSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import type { Verdict } from "../extract.js";
 import type { ExtractOptions, ExtractReport } from "./extract-api.js";
@@ -15,7 +15,7 @@ import { LineTally, scanTranscript } from "./extract-read.js";
 import { deadlineMessage } from "./deadline.js";
 import { trapSignals, yieldAndCheck } from "./interrupt.js";
 import { redactSync } from "../redact.js";
-import { reconcile, recoverFromFiles, syncRuleFiles } from "../store/rule-files.js";
+import { readOrNull, reconcile, recoverFromFiles, syncRuleFiles } from "../store/rule-files.js";
 import { acquireLock, assertInsideRoot, isUserRulesDir, stateDir, loadCursor, loadStoreForRun, prefixHashes, removeStrayTemps, saveCursor, saveJournal, saveStore, storeJson, storeSaved } from "../store/state.js";
 import type { ReadPosition } from "../transcript.js";
 
@@ -81,7 +81,7 @@ function transcriptSize(path: string, shown: string): number {
  * (BATCH_SPAN_BYTES) and, with `llm`, its calls.
  */
 export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): Promise<ExtractReport> {
-  const report: ExtractReport = { linesRead: 0, linesSkipped: 0, candidates: 0, kept: 0, added: 0, updated: 0, retired: 0, files: [], warnings: [] };
+  const report: ExtractReport = { linesRead: 0, linesSkipped: 0, candidates: 0, kept: 0, added: 0, updated: 0, retired: 0, files: [], changed: [], warnings: [] };
   const path = resolve(opts.transcriptPath);
   const size = transcriptSize(path, opts.transcriptPath);
   if (size === 0) {
@@ -173,6 +173,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     if (opts.dryRun) {
       const r = reconcile(rulesDir, store);
       report.files = r.plan.map((p) => resolve(rulesDir, p.name));
+      report.changed = r.plan.filter((p) => readOrNull(resolve(rulesDir, p.name)) !== p.content).map((p) => resolve(rulesDir, p.name));
       report.warnings.push(...r.warnings);
     } else if (!stopped && store.rules.length === 0 && Object.keys(store.files).length === 0 && created.length > 0) {
       // No rule yet and no state before this run: write nothing (no rules folder, no .state, no cursor).
@@ -189,6 +190,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       };
       const sync = syncRuleFiles(rulesDir, store, journal);
       report.files = sync.files;
+      report.changed = sync.written.map((name) => join(rulesDir, name));
       report.retired += sync.retired;
       report.warnings.push(...sync.warnings);
       const final = storeJson(store);

@@ -30,8 +30,8 @@ export interface SyncResult {
   retired: number;
 }
 
-/** Text of a rule file, or null when it is missing, unreadable, not a regular file (a FIFO) or over INPUT_MAX_BYTES. */
-function readOrNull(p: string): string | null {
+/** Text of a rule file (`p`), or null when it is missing, unreadable, not a regular file (a FIFO) or over INPUT_MAX_BYTES. */
+export function readOrNull(p: string): string | null {
   try {
     return readFileCapped(p, { maxBytes: INPUT_MAX_BYTES }).toString("utf8");
   } catch {

@@ -1,6 +1,6 @@
 /**
  * I/O of the extraction state in `<rulesDir>/.state/` (JSON only, never .md, because Claude Code loads
- * every `.md` under `.claude/rules/` recursively, research/integration.md §4): the rule store
+ * every `.md` under `.claude/rules/` recursively, references/claude-code.md §3): the rule store
  * `rules.json`, per-session cursors `sessions/<id>.json`, and the lock (`lock/`, see acquireLock). Writes are atomic
  * (temp file + rename in the same folder) and skipped when the bytes would not change.
  */
@@ -19,7 +19,7 @@ export { LockBusyError, StateError };
 
 /**
  * True when `rulesDir` is inside the user-level rules folder (`$CLAUDE_CONFIG_DIR/rules` or `~/.claude/rules`),
- * where Claude Code ignores `paths:` frontmatter (anthropics/claude-code#22170, #57722; cases.md BL-30).
+ * where Claude Code ignores `paths:` frontmatter (references/claude-code.md §3; references/cases.md BL-30).
  */
 export function isUserRulesDir(rulesDir: string): boolean {
   const cfg = process.env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude");
@@ -260,7 +260,7 @@ export function removeStrayTemps(rulesDir: string): number {
 
 /** Default time (ms) `acquireLock` waits for a busy lock: the CLI's budget; hooks pass HOOK_LOCK_WAIT_MS. */
 export const LOCK_WAIT_MS = 30_000;
-/** Lock wait of a hook (ms): well inside Claude Code's 30 s hook timeout (research/integration.md §1.5). */
+/** Lock wait of a hook (ms): well inside Claude Code's 30 s hook timeout (references/claude-code.md §1.4). */
 export const HOOK_LOCK_WAIT_MS = 10_000;
 /** A lock folder without a readable owner file older than this (ms) is stale (its holder died before writing it). */
 export const LOCK_STALE_NO_OWNER_MS = 3_000;
