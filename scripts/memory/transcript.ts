@@ -199,8 +199,11 @@ export function userUtterance(obj: unknown): Utterance | SkipReason {
  * the two key orders Claude Code writes (research/integration.md §3).
  */
 const NOT_USER_TEXT = ['"content":[{"tool_use_id"', '"content":[{"type":"tool_result"', '"isMeta":true', '"isSidechain":true', '"isCompactSummary":true', '"isVisibleInTranscriptOnly":true'];
-/** A text block: when one appears, a tool-result line is parsed after all (a text block may sit beside the result). */
-const TEXT_BLOCK = '{"type":"text"';
+/**
+ * A text block: when one appears, a tool-result line is parsed after all (a text block may sit beside the result).
+ * With its `"text":` key, so the `"toolUseResult":{"type":"text","file":…}` of a Read result does not count.
+ */
+const TEXT_BLOCK = '{"type":"text","text":';
 
 /**
  * Cheap pre-check on raw line bytes: true when the line cannot be a user utterance (no `"type":"user"` token; or a

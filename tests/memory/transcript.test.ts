@@ -81,6 +81,7 @@ describe("cannotBeUser (the pre-check before JSON.parse)", () => {
   const line = (o: object): Buffer => Buffer.from(JSON.stringify({ ...base, ...o }));
   it.each([
     ["a tool result (string content)", { message: { role: "user", content: [{ tool_use_id: "toolu_1", type: "tool_result", content: "x".repeat(1000) }] } }, true],
+    ["a Read result with its toolUseResult", { message: { role: "user", content: [{ tool_use_id: "t", type: "tool_result", content: "1\tconst a = 1;" }] }, toolUseResult: { type: "text", file: { filePath: "/w/a.ts", content: "const a = 1;" } } }, true],
     ["a tool result (type first)", { message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] } }, true],
     ["a tool result beside a text block", { message: { role: "user", content: [{ tool_use_id: "t", type: "tool_result", content: "ok" }, { type: "text", text: "Never do that again." }] } }, false],
     ["a meta line", { isMeta: true, message: { role: "user", content: "Caveat: ..." } }, true],

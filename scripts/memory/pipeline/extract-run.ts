@@ -16,7 +16,7 @@ import { deadlineMessage } from "./deadline.js";
 import { trapSignals, yieldAndCheck } from "./interrupt.js";
 import { redactSync } from "../redact.js";
 import { readOrNull, reconcile, recoverFromFiles, syncRuleFiles } from "../store/rule-files.js";
-import { acquireLock, assertInsideRoot, isUserRulesDir, stateDir, loadCursor, loadStoreForRun, prefixHashes, removeStrayTemps, saveCursor, saveStore, storeSaved } from "../store/state.js";
+import { acquireLock, assertInsideRoot, isUserRulesDir, stateDir, loadCursor, loadStoreForRun, prefixHashes, removeStrayTemps, saveCursor, saveJournal, saveStore, storeJson, storeSaved } from "../store/state.js";
 import type { ReadPosition } from "../transcript.js";
 
 /** Re-exported: the constants live with the stage they tune (tests and the bench import them from here). */
@@ -186,16 +186,17 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       let journaled = false;
       const journal = (s: typeof store): void => {
         journaled = true;
-        saveStore(rulesDir, { ...s, pending: cursor });
+        saveJournal(rulesDir, s, cursor);
       };
       const sync = syncRuleFiles(rulesDir, store, journal);
       report.files = sync.files;
       report.changed = sync.written.map((name) => join(rulesDir, name));
       report.retired += sync.retired;
       report.warnings.push(...sync.warnings);
-      if (!journaled && !storeSaved(rulesDir, store)) journal(store);
+      const final = storeJson(store);
+      if (!journaled && !storeSaved(rulesDir, final)) journal(store);
       saveCursor(rulesDir, cursor);
-      saveStore(rulesDir, store);
+      saveStore(rulesDir, final);
     }
     report.warnings = report.warnings.map(redactSync);
     return report;

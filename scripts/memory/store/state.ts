@@ -150,19 +150,35 @@ export function loadStoreForRun(rulesDir: string, keepAside: boolean, now: Date 
   }
 }
 
-/** Save `rules.json` atomically if changed (validated with StoreSchema first). Returns true when written. */
-export function saveStore(rulesDir: string, store: Store): boolean {
-  const dir = ensureStateDir(rulesDir);
-  return writeIfChanged(join(dir, "rules.json"), toJson(StoreSchema.parse(store)));
+/** The bytes saveStore writes for `store` (validated with StoreSchema first; throws its error). */
+export function storeJson(store: Store): string {
+  return toJson(StoreSchema.parse(store));
 }
 
-/** True when `rules.json` already holds exactly the bytes saveStore would write for `store`. */
-export function storeSaved(rulesDir: string, store: Store): boolean {
+/** Save `rules.json` atomically if changed (validated with StoreSchema first, or the text of storeJson). Returns true when written. */
+export function saveStore(rulesDir: string, store: Store | string): boolean {
+  const dir = ensureStateDir(rulesDir);
+  return writeIfChanged(join(dir, "rules.json"), typeof store === "string" ? store : storeJson(store));
+}
+
+/** True when `rules.json` already holds exactly `text` (storeJson of a store). */
+export function storeSaved(rulesDir: string, text: string): boolean {
   try {
-    return readFileSync(join(stateDir(rulesDir), "rules.json"), "utf8") === toJson(StoreSchema.parse(store));
+    return readFileSync(join(stateDir(rulesDir), "rules.json"), "utf8") === text;
   } catch {
     return false;
   }
+}
+
+/**
+ * Save the in-flight store of a run (crash consistency, store-schema.ts `pending`/`prev`) atomically: `store`
+ * with `pending`. Not parsed with StoreSchema (about 100 ms for a few hundred rules): it was parsed on load and
+ * changed only by our own typed code, and the run's final saveStore parses it; a bad journal would fail that
+ * parse on the next load, which then rebuilds from the rule files (loadStoreForRun).
+ */
+export function saveJournal(rulesDir: string, store: Store, pending: Cursor): void {
+  const dir = ensureStateDir(rulesDir);
+  writeIfChanged(join(dir, "rules.json"), toJson({ ...store, pending }));
 }
 
 function cursorPath(rulesDir: string, sessionId: string): string {
