@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import type { Command } from "commander";
 import { classifyMarkdown } from "../../engine/classify.js";
@@ -114,10 +115,20 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
   if (files.filter((f) => f === "-").length > 1) throw new UsageError("stdin (-) can be given only once");
   const classifier = loadClassifier(opts.model);
   // The output is streamed: a file that cannot be read must fail before the first file's rows are written.
-  for (const f of files) if (f !== "-") checkReadable(f, { maxBytes: INPUT_MAX_BYTES, pipes: true });
+  for (const f of files) {
+    if (f === "-") continue;
+    checkReadable(f, { maxBytes: INPUT_MAX_BYTES, pipes: true });
+    const st = statSync(f);
+    if (st.isFile()) checkHeapRoom(st.size, f); // bytes >= characters of the decoded text
+  }
   const counts = Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<(typeof TYPES)[number], number>;
   let total = 0;
-  if (opts.json) writeStdout("[");
+  // "[" goes out with the first row (or at the end), so a heap check that fails on the first file writes nothing.
+  let opened = !opts.json;
+  const open = (): void => {
+    if (!opened) writeStdout("[");
+    opened = true;
+  };
   for (const f of files) {
     const input = readInput(f);
     // Memory holds one file's units at a time (the output is streamed), so the check is per file.
@@ -129,6 +140,7 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
     let piece: string[] = [];
     const flush = (): void => {
       if (piece.length === 0) return;
+      open();
       writeStdout(opts.json ? piece.join(",") : `${piece.join("\n")}\n`);
       piece = [];
     };
@@ -145,6 +157,7 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
     flush();
   }
   if (opts.json) {
+    open();
     writeStdout("]\n");
     return;
   }
