@@ -3,8 +3,9 @@
 #   ./uninstall.sh [--scope trial|project|user] [--project DIR] [--purge]
 # Without --scope, all three settings files are cleaned. Only hooks that run THIS checkout's
 # dist/triage.mjs are removed; a settings file left empty by that is deleted. For trial, the two
-# .gitignore lines install.sh appended are removed. --purge also deletes the rules and state folders:
-# <project>/.claude/rules/knowledge-triage/ and ~/.claude/rules/knowledge-triage/.
+# .gitignore lines install.sh appended are removed. --purge also deletes what Knowledge Triage wrote in
+# <project>/.claude/rules/knowledge-triage/ and ~/.claude/rules/knowledge-triage/: the .state folder and
+# the rule files its sidecar records, unchanged since; any other file there is kept and named.
 # Never asks questions; prints what it changed.
 set -euo pipefail
 
@@ -18,7 +19,7 @@ while [ $# -gt 0 ]; do
     --project) [ $# -ge 2 ] || die "--project needs a value"; PROJECT=$2; shift 2 ;;
     --project=*) PROJECT=${1#--project=}; shift ;;
     --purge) PURGE=1; shift ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument: $1 (see --help)" ;;
   esac
 done
@@ -63,7 +64,7 @@ done
 
 if [ "$PURGE" = 1 ]; then
   for D in "$PROJECT/.claude/rules/knowledge-triage" "$USER_DIR/rules/knowledge-triage"; do
-    if [ -e "$D" ]; then rm -rf -- "$D"; echo "- purged $D"; fi
+    if [ -e "$D" ] || [ -L "$D" ]; then node "$ROOT/scripts/install/purge.mjs" "$D"; fi
   done
 fi
 echo "Knowledge Triage hooks removed (scope: ${SCOPE:-all})."

@@ -57,7 +57,13 @@ export function segment(source: string): Unit[] {
   let lastListItem: Unit | null = null;
   let tableHeader = "";
 
-  const headings = (): string[] => headingStack.map((h) => h.text);
+  // Units of one section share one headings array (rebuilt only when the stack changes): a 50 MB file has
+  // over a million units, and a copy each was a large part of classify's memory. Units never mutate it.
+  let shared: string[] | null = null;
+  const headings = (): string[] => {
+    shared ??= headingStack.map((h) => h.text);
+    return shared;
+  };
   const push = (kind: UnitKind, start: number, end: number, extra: Partial<Unit> = {}): Unit => {
     const u: Unit = {
       line: start + 1,
@@ -142,9 +148,11 @@ export function segment(source: string): Unit[] {
       const level = (heading[1] as string).length;
       while (headingStack.length && (headingStack[headingStack.length - 1] as { level: number }).level >= level) {
         headingStack.pop();
+        shared = null;
       }
       push("heading", i, i, { level });
       headingStack.push({ level, text: (heading[2] ?? "").trim() });
+      shared = null;
       listStack = [];
       paraLeadIn = "";
       tableHeader = "";

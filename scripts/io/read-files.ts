@@ -125,6 +125,32 @@ export function readFileCapped(path: string, opts: ReadCappedOptions): Buffer {
   }
 }
 
+/**
+ * Check, without reading it, that `readFileCapped(path, opts)` could open `path`: it exists, is a regular file
+ * (or with `opts.pipes` a FIFO) within `opts.maxBytes`, and a regular file opens for reading. Throws the same
+ * ReadError readFileCapped would. A FIFO is not opened (that would consume its writer). For commands that
+ * stream their output, so a bad later argument fails before anything is written.
+ */
+export function checkReadable(path: string, opts: ReadCappedOptions): void {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ReadError(path, code === "ENOENT" || code === "ENOTDIR" ? "no such file" : (code ?? (e as Error).message), code);
+  }
+  if (st.isDirectory()) throw new ReadError(path, "is a directory", "EISDIR");
+  if (!st.isFile() && !(opts.pipes && st.isFIFO())) throw new ReadError(path, `not a regular file (${fileKind(st)})`);
+  if (!st.isFile()) return;
+  if (st.size > opts.maxBytes) throw tooLarge(path, opts.maxBytes);
+  try {
+    closeSync(openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ReadError(path, code ?? (e as Error).message, code);
+  }
+}
+
 /** Options of `walkFiles`. */
 export interface WalkOptions {
   /** Walk sub-folders (default true); false lists only each folder's own files. */

@@ -2,8 +2,8 @@
  * Writing files: creating folders (mkdir -p), replacing a file atomically, and refusing to overwrite
  * an input or an existing file the user did not ask to replace.
  */
-import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { UsageError, WriteError } from "../errors.js";
 
 /**
@@ -134,4 +134,60 @@ export function refuseOverwrite(path: string, opts: OverwriteOptions = {}): void
     throw new UsageError(`refusing to overwrite ${path}: it is an input file (use --force to allow)`);
   }
   if (st && !(opts.owned?.(path) ?? false)) throw new UsageError(`refusing to overwrite existing file ${path} (use --force to overwrite)`);
+}
+
+/** The topmost folder of `dir` (itself or an ancestor) that does not exist yet, or null when `dir` exists. */
+function firstMissing(dir: string): string | null {
+  let missing: string | null = null;
+  for (let cur = resolve(dir); !existsSync(cur); cur = dirname(cur)) {
+    missing = cur;
+    if (dirname(cur) === cur) break;
+  }
+  return missing;
+}
+
+/** True when process `pid` is alive on this machine (signal 0; EPERM means it exists). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Write `files` ([name, text] pairs, in that order) into folder `dir` all or nothing: every file goes into a temp folder
+ * `<dir>/.decompose-<pid>.tmp` first and is renamed into place only when all were written. On failure the temp
+ * folder, and `dir` itself when this run created it, are removed (WriteError names the file). Temp folders left
+ * by a killed run (their process is gone) are removed first.
+ */
+export function writeAllOrNothing(dir: string, files: readonly [string, string][]): void {
+  const created = firstMissing(dir);
+  const tmp = join(dir, `.decompose-${process.pid}.tmp`);
+  let current = dir;
+  let done = false;
+  try {
+    makeDirs(dir);
+    for (const name of readdirSync(dir)) {
+      const m = /^\.decompose-(\d+)\.tmp$/.exec(name);
+      if (m && !alive(Number(m[1]))) rmSync(join(dir, name), { recursive: true, force: true });
+    }
+    makeDirs(tmp);
+    for (const [name, text] of files) {
+      current = join(dir, name);
+      writeFileSync(join(tmp, name), text);
+    }
+    for (const [name] of files) {
+      current = join(dir, name);
+      renameSync(join(tmp, name), join(dir, name));
+    }
+    done = true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw typeof code === "string" ? new WriteError(current, code) : e;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!done && created !== null) rmSync(created, { recursive: true, force: true });
+  }
 }

@@ -44,8 +44,22 @@ export interface Partition {
   text: string;
 }
 
-/** Options: partition by top-level section (default) or pack into partitions of at most maxTokens tokens. */
-export type DecomposeOptions = { /** Copy linked facts (default true; false = classifier rules only). */ linkFacts?: boolean } & ({ by: "section" } | { by: "size"; maxTokens: number });
+/**
+ * Options: partition by top-level section (default) or pack into partitions of at most maxTokens tokens.
+ * `maxOutputChars` caps the characters of all partitions together (DecomposeTooLargeError beyond it).
+ */
+export type DecomposeOptions = {
+  /** Copy linked facts (default true; false = classifier rules only). */ linkFacts?: boolean;
+  /** Refuse (DecomposeTooLargeError) once the partitions' text passes this many characters; no cap when absent. */ maxOutputChars?: number;
+} & ({ by: "section" } | { by: "size"; maxTokens: number });
+
+/** The partitions would pass DecomposeOptions.maxOutputChars (thrown before the text is built in full). */
+export class DecomposeTooLargeError extends Error {
+  constructor(readonly maxOutputChars: number) {
+    super(`partitions would pass ${maxOutputChars} characters`);
+    this.name = "DecomposeTooLargeError";
+  }
+}
 
 /** Result: partitions, every rule of the base, and the locality violations found (always [] by construction). */
 export interface Decomposition {
@@ -99,18 +113,41 @@ function cut(layout: Layout, opts: DecomposeOptions): { title: string; idx: numb
   const groups: { title: string; idx: number[] }[] = [];
   const text = (i: number) => (units[i] as ClassifiedUnit).text.replace(/^\s*#{1,6}\s*/, "").trim();
   if (opts.by === "section") {
-    const counts = new Map<number, number>();
-    for (const u of units) if (u.kind === "heading") counts.set(u.level, (counts.get(u.level) ?? 0) + 1);
-    const level = [...counts.keys()].sort((a, b) => a - b).find((l) => (counts.get(l) ?? 0) >= 2);
+    // A section is keyed by its heading chain (its own and its parents' heading texts): the same chain seen
+    // again (a file pasted twice, a repeated "## Notes" under one parent) is the same partition, so the
+    // number of partitions grows with the distinct sections, not with repetition. The cut level is the
+    // shallowest heading level with at least two distinct keys.
+    const keyOf = (i: number): string => {
+      const chain: string[] = [];
+      for (let h = i; h >= 0; h = layout.heading[h] as number) chain.unshift(text(h));
+      return chain.join("\u0000");
+    };
+    const keys = new Map<number, Set<string>>();
+    units.forEach((u, i) => {
+      if (u.kind !== "heading") return;
+      const set = keys.get(u.level) ?? new Set<string>();
+      if (set.size < 2) set.add(keyOf(i));
+      keys.set(u.level, set);
+    });
+    const level = [...keys.keys()].sort((a, b) => a - b).find((l) => (keys.get(l)?.size ?? 0) >= 2);
+    const byKey = new Map<string, { title: string; idx: number[] }>();
     let cur = { title: "preamble", idx: [] as number[] };
+    byKey.set("", cur);
+    groups.push(cur);
     units.forEach((u, i) => {
       if (level !== undefined && u.kind === "heading" && u.level === level) {
-        if (cur.idx.length) groups.push(cur);
-        cur = { title: text(i), idx: [] };
+        const key = keyOf(i);
+        const seen = byKey.get(key);
+        if (seen) cur = seen;
+        else {
+          cur = { title: text(i), idx: [] };
+          byKey.set(key, cur);
+          groups.push(cur);
+        }
       }
       cur.idx.push(i);
     });
-    if (cur.idx.length) groups.push(cur);
+    if (groups[0]?.idx.length === 0) groups.shift();
   } else {
     let cur = { title: "", idx: [] as number[] };
     let size = 0;
@@ -167,7 +204,8 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
     const layout = layouts[d] as Layout;
     const loneH1 = doc.units.filter((u) => u.kind === "heading" && u.level === 1).length === 1;
     for (const g of cut(layout, opts)) {
-      let id = slug(docs.length > 1 ? `${doc.name.replace(/\.[^.]+$/, "")}-${g.title}` : g.title);
+      // The file's own name, not its folders: an absolute input path must not end up in partition file names.
+      let id = slug(docs.length > 1 ? `${doc.name.replace(/^.*[\\/]/, "").replace(/\.[^.]+$/, "")}-${g.title}` : g.title);
       for (let k = 2; used.has(id); k++) id = `${slug(g.title)}-${k}`;
       used.add(id);
       const paths = new Set<string>();
@@ -205,16 +243,26 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
   // governs() is evaluated once per (rule, partition) pair; the locality check below reuses the matrix.
   const R = rules.length;
   const governed = new Uint8Array(partitions.length * R);
+  let outputChars = 0;
   partitions.forEach((p, pi) => {
+    // A rule whose exact text the partition already holds (natively or copied: a repeated rule) is not copied
+    // again, so repetition in the input is not multiplied by the number of partitions.
+    const present = new Set<string>();
+    for (const [d, i] of p.units) present.add(((docs[d] as MemoryDoc).units[i] as ClassifiedUnit).text);
     rules.forEach((r, ri) => {
-      if (r.home === p.id) return;
+      if (r.home === p.id || present.has(r.unit.text)) return;
       const why = governsFast(ri, pi);
       if (!why) return;
       governed[pi * R + ri] = 1;
+      present.add(r.unit.text);
       p.copied.push({ rule: r, why: r.linked ? `${why}; linked fact: ${r.linked}` : why });
+      outputChars += r.unit.text.length + 1;
     });
+    if (opts.maxOutputChars !== undefined && outputChars > opts.maxOutputChars) throw new DecomposeTooLargeError(opts.maxOutputChars);
     p.text = renderPartition(p, layouts);
     p.tokens = estimateTokens(p.text);
+    outputChars += p.text.length;
+    if (opts.maxOutputChars !== undefined && outputChars > opts.maxOutputChars) throw new DecomposeTooLargeError(opts.maxOutputChars);
   });
   // Locality check after copying: every governing rule must be native or copied (by construction).
   partitions.forEach((p, pi) => {
@@ -276,15 +324,18 @@ function makeGoverns(partitions: readonly Partition[], rules: readonly BaseRule[
   };
 }
 
-/** Partitions that lack a rule governing them (native or copied). Used by decompose, tests and the benchmark. */
-export function localityViolations(partitions: readonly Partition[], rules: readonly Pick<BaseRule, "doc" | "index" | "scope" | "home">[]): { partition: string; rule: BaseRule }[] {
+/**
+ * Partitions that lack a rule governing them: neither native, nor copied, nor the same text present already (a
+ * repeated rule is copied once). For tests and the benchmark.
+ */
+export function localityViolations(partitions: readonly Partition[], rules: readonly Pick<BaseRule, "doc" | "index" | "scope" | "home" | "unit">[]): { partition: string; rule: BaseRule }[] {
   const out: { partition: string; rule: BaseRule }[] = [];
   const key = (d: number, i: number): number => d * 1_000_000 + i;
   for (const p of partitions) {
     const has = new Set<number>();
     for (const [d, i] of p.units) has.add(key(d, i));
     for (const c of p.copied) has.add(key(c.rule.doc, c.rule.index));
-    for (const r of rules) if (!has.has(key(r.doc, r.index)) && governs(r.scope, r.home, p)) out.push({ partition: p.id, rule: r as BaseRule });
+    for (const r of rules) if (!has.has(key(r.doc, r.index)) && !p.text.includes(r.unit.text) && governs(r.scope, r.home, p)) out.push({ partition: p.id, rule: r as BaseRule });
   }
   return out;
 }

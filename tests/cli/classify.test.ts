@@ -273,3 +273,39 @@ describe("classify a very large file", () => {
     expect(ok.code, ok.stderr).toBe(0);
   }, 120_000);
 });
+
+describe("classify streams its output", () => {
+  // The reference is the whole output built at once, as classify did before it streamed: every row rendered by
+  // renderTable, or JSON.stringify of the array of all rows, computed in this process with the same model.
+  it("table and --json are byte-identical to the output built whole (examples, the test split, and 25,000+ rows across pieces)", async () => {
+    const { classifyMarkdown } = await import("../../scripts/engine/classify.js");
+    const { loadClassifier } = await import("../../scripts/io/model-file.js");
+    const { toRows } = await import("../../scripts/cli/commands/classify-command.js");
+    const { readdirSync } = await import("node:fs");
+    const clf = loadClassifier(bundledModel);
+    const d = tempDir("kt-stream-");
+    const example = readFileSync(join(repo, "examples", "CLAUDE.md"), "utf8");
+    const many = join(d, "many.md");
+    writeFileSync(many, example.repeat(260)); // over 25,000 rows: more than two pieces of 10,000
+    const testSplit = readdirSync(join(repo, "data", "test")).filter((f) => f.endsWith(".md")).map((f) => join(repo, "data", "test", f));
+    const files = [join(repo, "examples", "CLAUDE.md"), join(repo, "examples", "AGENTS.md"), ...testSplit, many];
+    const rowsOf = (f: string) => toRows(f, classifyMarkdown(readFileSync(f, "utf8"), clf));
+    const perFile = files.map((f) => ({ f, rows: rowsOf(f) }));
+    const all = perFile.flatMap((p) => p.rows);
+    expect(all.length).toBeGreaterThan(25_000);
+    const table = perFile.map((p) => (p.rows.length ? renderTable(p.rows) : `== ${p.f}\n`)).join("");
+    const counts = TYPES.map((t) => `${all.filter((r) => r.type === t).length} ${t}`).join(", ");
+    const t = triage(["classify", ...files]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout).toBe(`${table}${all.length} units: ${counts}\n`);
+    const j = triage(["classify", ...files, "--json"]);
+    expect(j.code, j.stderr).toBe(0);
+    expect(j.stdout).toBe(`${JSON.stringify(all)}\n`);
+  }, 180_000);
+
+  it("a later file that cannot be read fails before anything is written", () => {
+    const r = triage(["classify", join(repo, "examples", "CLAUDE.md"), join(repo, "examples", "missing.md")]);
+    expect(expectOneLineError(r)).toMatch(/^triage: cannot read .*missing\.md: no such file$/);
+    expect(r.stdout).toBe("");
+  });
+});

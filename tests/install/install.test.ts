@@ -179,20 +179,60 @@ describe("uninstall.sh", () => {
     expect(readFileSync(join(project, ".gitignore"), "utf8")).toBe(".claude/settings.local.json\n");
   });
 
-  it("without --scope cleans all three files; --purge deletes the rules folders; nothing else", () => {
+  /** Pin rules with the bundle, as a user would: the tool writes the rule files and records them in .state/rules.json. */
+  function pinRules(project: string, home: string): string {
+    for (const args of [["Never push directly to main."], ["Always run the migrations through `make migrate`.", "--paths", "db/**"]]) {
+      const r = spawnSync(process.execPath, [bundle, "pin", ...args, "--model", "/dev/null"], { cwd: project, env: { PATH: process.env.PATH, HOME: home }, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    return join(project, ".claude", "rules", "knowledge-triage");
+  }
+
+  it("without --scope cleans all three files; --purge deletes the rules folder the tool wrote; nothing else", () => {
     const { home, project } = setup();
     for (const s of ["trial", "project", "user"]) install(["--scope", s], home, project);
-    const rules = join(project, ".claude", "rules", "knowledge-triage");
-    mkdirSync(join(rules, ".state"), { recursive: true });
-    writeFileSync(join(rules, "constraints.md"), "- Never push directly to main.\n");
+    const rules = pinRules(project, home);
+    expect(readdirSync(rules).filter((f) => f.endsWith(".md")).length).toBe(2);
     writeFileSync(join(project, ".claude", "rules", "mine.md"), "- my own rule\n");
     const r = uninstall(["--purge"], home, project);
     expect(r.code).toBe(0);
     expect(r.out.match(/^- .*hook/gm)).toHaveLength(9);
+    expect(r.out).toContain(`- purged ${rules}\n`);
     expect(existsSync(rules)).toBe(false);
     expect(readFileSync(join(project, ".claude", "rules", "mine.md"), "utf8")).toBe("- my own rule\n");
     expect(existsSync(join(home, ".claude", "settings.json"))).toBe(false);
     expect(existsSync(join(project, ".gitignore"))).toBe(false);
+  });
+
+  it("--purge keeps, and names, a file the user put in the rules folder and a rule file edited since the tool wrote it", () => {
+    const { home, project } = setup();
+    install(["--scope", "project"], home, project);
+    const rules = pinRules(project, home);
+    const [edited, untouched] = readdirSync(rules).filter((f) => f.endsWith(".md")).sort();
+    expect(edited).toBeDefined();
+    writeFileSync(join(rules, edited as string), `${readFileSync(join(rules, edited as string), "utf8")}- a line I added\n`);
+    writeFileSync(join(rules, "mine.md"), "- my own rule\n");
+    writeFileSync(join(rules, "notes.txt"), "scratch\n");
+    const r = uninstall(["--purge"], home, project);
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(rules).sort()).toEqual([edited, "mine.md", "notes.txt"].sort());
+    expect(readFileSync(join(rules, "mine.md"), "utf8")).toBe("- my own rule\n");
+    expect(r.out).toContain(`- purged ${join(rules, ".state")}\n`);
+    expect(r.out).toContain(`- purged ${join(rules, untouched as string)}\n`);
+    expect(r.out).toContain(`= kept ${join(rules, "mine.md")}: not written by Knowledge Triage\n`);
+    expect(r.out).toContain(`= kept ${join(rules, "notes.txt")}: not written by Knowledge Triage\n`);
+    expect(r.out).toContain(`= kept ${join(rules, edited as string)}: edited since Knowledge Triage wrote it\n`);
+  });
+
+  it("--purge without a readable sidecar removes only the state folder and keeps every rule file", () => {
+    const { home, project } = setup();
+    const rules = pinRules(project, home);
+    writeFileSync(join(rules, ".state", "rules.json"), "{ torn");
+    const before = readdirSync(rules).filter((f) => f.endsWith(".md")).sort();
+    const r = uninstall(["--purge"], home, project);
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(rules).sort()).toEqual(before);
+    expect(r.out.match(/^= kept .*: not written by Knowledge Triage$/gm)).toHaveLength(before.length);
   });
 });
 

@@ -55,6 +55,7 @@ describe("npm pack", () => {
       "install.sh",
       "uninstall.sh",
       "scripts/install/settings-merge.mjs",
+      "scripts/install/purge.mjs",
       ".claude-plugin/marketplace.json",
       ".claude-plugin/plugin.json",
       "plugins/knowledge-triage/dist/triage.mjs",
@@ -75,7 +76,7 @@ describe("npm pack", () => {
 
   it("holds no source, test, data, bench or example file", () => {
     const stray = files.filter(
-      (f) => (f.startsWith("scripts/") && f !== "scripts/install/settings-merge.mjs") || /^(tests|data|bench|examples|types|node_modules|\.ci)\//.test(f) || /\.ts$/.test(f),
+      (f) => (f.startsWith("scripts/") && f !== "scripts/install/settings-merge.mjs" && f !== "scripts/install/purge.mjs") || /^(tests|data|bench|examples|types|node_modules|\.ci)\//.test(f) || /\.ts$/.test(f),
     );
     expect(stray).toEqual([]);
     expect(files).not.toContain("package-lock.json");

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { getHeapStatistics } from "node:v8";
 import type { Command } from "commander";
 import { TYPES, type ClassifiedUnit } from "../../engine/types.js";
@@ -6,6 +7,7 @@ import { segment } from "../../engine/units.js";
 import { decideUnits } from "../../operators/policy.js";
 import type { ClassifyRowJson } from "../json-output.js";
 import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
+import { checkReadable, INPUT_MAX_BYTES } from "../../io/read-files.js";
 import { visibleName, visibleTruncated } from "../../terminal.js";
 import { UsageError } from "../../errors.js";
 
@@ -38,22 +40,25 @@ function checkHeapRoom(chars: number, file: string): void {
   );
 }
 
-/** Rows per write of `--json` output (a few MB each). */
-const JSON_ROWS_PER_WRITE = 10_000;
+/** Units per write of the output (a few MB of `--json` each): the output is streamed, never built whole. */
+const ROWS_PER_WRITE = 10_000;
+
+/** The `--json` row of one classified unit of `file`. */
+function toRow(file: string, u: ClassifiedUnit): ClassifyRow {
+  return {
+    file,
+    line: u.line,
+    endLine: u.endLine,
+    text: u.text,
+    type: u.type,
+    confidence: round(u.confidence),
+    scores: { constraint: round(u.scores.constraint), procedural: round(u.scores.procedural), belief: round(u.scores.belief), preference: round(u.scores.preference), episodic: round(u.scores.episodic) },
+  };
+}
 
 /** Convert classified units of one file to `--json` rows (structure units omitted except with --all). */
 export function toRows(file: string, units: ClassifiedUnit[], all = false): ClassifyRow[] {
-  return units
-    .filter((u) => all || u.type !== "structure")
-    .map((u) => ({
-      file,
-      line: u.line,
-      endLine: u.endLine,
-      text: u.text,
-      type: u.type,
-      confidence: round(u.confidence),
-      scores: Object.fromEntries(TYPES.map((t) => [t, round(u.scores[t])])) as ClassifyRow["scores"],
-    }));
+  return units.filter((u) => all || u.type !== "structure").map((u) => toRow(file, u));
 }
 
 const ABBR: Record<string, string> = {
@@ -64,6 +69,15 @@ const ABBR: Record<string, string> = {
   episodic: "episodic",
 };
 
+/** One table line of a unit: line range, type, confidence, first line of text (truncated to `width`). */
+function tableLine(u: Pick<ClassifiedUnit, "line" | "endLine" | "text" | "type" | "confidence">, width: number): string {
+  const range = u.endLine > u.line ? `${u.line}-${u.endLine}` : `${u.line}`;
+  const more = u.endLine > u.line ? ` (+${u.endLine - u.line} lines)` : "";
+  const nl = u.text.indexOf("\n");
+  const text = visibleTruncated(`${(nl < 0 ? u.text : u.text.slice(0, nl)).trim()}${more}`, width);
+  return `${range.padStart(7)}  ${(ABBR[u.type] ?? u.type).padEnd(10)}  ${round(u.confidence).toFixed(2)}  ${text}`;
+}
+
 /** Render rows as a fixed-width table: line range, type, confidence, first line of text (truncated). */
 export function renderTable(rows: ClassifyRow[], width = 100): string {
   const out: string[] = [];
@@ -73,10 +87,7 @@ export function renderTable(rows: ClassifyRow[], width = 100): string {
       file = r.file;
       out.push(`== ${visibleName(file)}`);
     }
-    const range = r.endLine > r.line ? `${r.line}-${r.endLine}` : `${r.line}`;
-    const more = r.endLine > r.line ? ` (+${r.endLine - r.line} lines)` : "";
-    const text = visibleTruncated(`${r.text.split("\n")[0]?.trim() ?? ""}${more}`, width);
-    out.push(`${range.padStart(7)}  ${(ABBR[r.type] ?? r.type).padEnd(10)}  ${r.confidence.toFixed(2)}  ${text}`);
+    out.push(tableLine(r, width));
   }
   return `${out.join("\n")}\n`;
 }
@@ -89,45 +100,63 @@ export interface ClassifyOptions {
 }
 
 /**
- * `triage classify`: classify each file (or - for stdin) and write the table (or with `json`, one
- * JSON array of ClassifyRow) to stdout once all are classified; decoding warnings go to stderr as each file is
- * read. Throws UsageError (stdin twice), ReadError, ModelError.
+ * `triage classify`: classify each file (or - for stdin) and stream the table (or with `json`, one JSON
+ * array of ClassifyRow) to stdout, ROWS_PER_WRITE units at a time, file by file: memory holds one file's
+ * units, never the whole output. Decoding warnings go to stderr as each file is read. The bytes are those of
+ * renderTable / JSON.stringify over all rows. Throws UsageError (stdin twice), ReadError, ModelError.
  */
 export function runClassify(files: string[], opts: ClassifyOptions): void {
   if (files.filter((f) => f === "-").length > 1) throw new UsageError("stdin (-) can be given only once");
   const classifier = loadClassifier(opts.model);
-  const rows: ClassifyRow[] = [];
-  const perFile: Array<{ file: string; count: number }> = [];
-  let chars = 0;
+  // The output is streamed: a file that cannot be read must fail before the first file's rows are written.
+  for (const f of files) {
+    if (f === "-") continue;
+    checkReadable(f, { maxBytes: INPUT_MAX_BYTES, pipes: true });
+    const st = statSync(f);
+    if (st.isFile()) checkHeapRoom(st.size, f); // bytes >= characters of the decoded text
+  }
+  const counts = Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<(typeof TYPES)[number], number>;
+  let total = 0;
+  // "[" goes out with the first row (or at the end), so a heap check that fails on the first file writes nothing.
+  let opened = !opts.json;
+  const open = (): void => {
+    if (!opened) writeStdout("[");
+    opened = true;
+  };
   for (const f of files) {
     const input = readInput(f);
-    chars += input.text.length;
-    checkHeapRoom(chars, f);
+    // Memory holds one file's units at a time (the output is streamed), so the check is per file.
+    checkHeapRoom(input.text.length, f);
     for (const w of input.warnings) stderrLine(`warning: ${w}`);
-    const fileRows = toRows(f, decideUnits(segment(input.text), classifier)); // the types compact, decompose and retrieve act on
-    perFile.push({ file: f, count: fileRows.length });
-    for (const r of fileRows) rows.push(r); // not push(...rows): a spread of 125,000+ arguments overflows the stack
+    const units = decideUnits(segment(input.text), classifier); // the types compact, decompose and retrieve act on
+    // Per file, so a file with no units still gets its "== file" header.
+    if (!opts.json) writeStdout(`== ${visibleName(f)}\n`);
+    let piece: string[] = [];
+    const flush = (): void => {
+      if (piece.length === 0) return;
+      open();
+      writeStdout(opts.json ? piece.join(",") : `${piece.join("\n")}\n`);
+      piece = [];
+    };
+    for (let i = 0; i < units.length; i++) {
+      const u = units[i] as ClassifiedUnit;
+      if (u.type === "structure") continue;
+      counts[u.type as (typeof TYPES)[number]]++;
+      // "," before every row but the first of the whole array; a piece that starts a file continues the last one.
+      if (opts.json) piece.push(`${total > 0 && piece.length === 0 ? "," : ""}${JSON.stringify(toRow(f, u))}`);
+      else piece.push(tableLine(u, 100));
+      total++;
+      if (piece.length >= ROWS_PER_WRITE) flush();
+    }
+    flush();
   }
   if (opts.json) {
-    // The same bytes as JSON.stringify(rows), written in pieces: one string of all rows exceeds V8's
-    // string length limit for inputs of ~140 MB and more (well under the 256 MiB input cap).
-    writeStdout("[");
-    for (let i = 0; i < rows.length; i += JSON_ROWS_PER_WRITE) writeStdout(`${i ? "," : ""}${rows.slice(i, i + JSON_ROWS_PER_WRITE).map((r) => JSON.stringify(r)).join(",")}`);
+    open();
     writeStdout("]\n");
     return;
   }
-  // Per file, so a file with no units still gets its "== file" header.
-  const out: string[] = [];
-  let start = 0;
-  for (const n of perFile) {
-    const fileRows = rows.slice(start, start + n.count);
-    start += n.count;
-    out.push(fileRows.length ? renderTable(fileRows) : `== ${visibleName(n.file)}\n`);
-  }
   // The count line is printed always (also for 0 units); --summary is kept for compatibility.
-  const counts = Object.fromEntries(TYPES.map((t) => [t, rows.filter((r) => r.type === t).length]));
-  out.push(`${rows.length} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
-  writeStdout(out.join(""));
+  writeStdout(`${total} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
 }
 
 export function registerClassify(program: Command): void {

@@ -9,9 +9,9 @@ import { TriageError, UsageError } from "../../errors.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
-import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
+import { refuseOverwrite, writeAllOrNothing } from "../../io/write-files.js";
 import { visible } from "../../terminal.js";
-import { decompose, type MemoryDoc } from "../../operators/decompose.js";
+import { decompose, DecomposeTooLargeError, type MemoryDoc } from "../../operators/decompose.js";
 import { ManifestSchema } from "../operator-json.js";
 import { budgetFromFlags, pinMassFlag } from "./compact-command.js";
 
@@ -37,6 +37,16 @@ export function ownedByPreviousRun(dir: string): Set<string> {
   if (!r.success) return new Set();
   return new Set([resolve(manifest), ...r.data.partitions.map((p) => resolve(dir, p.file))]);
 }
+
+/**
+ * Output cap of `triage decompose`, in characters of partition text: OUTPUT_FACTOR x the input's characters
+ * plus OUTPUT_FLOOR_CHARS. On the 55 real memory files of bench/real (`.cache/real/*.md`) and examples/CLAUDE.md
+ * the partitions are 1.0-4.5 x their input; 16 x leaves room for many small sections under global rules, while
+ * input that would multiply further is refused with one line (a 1 MB base once wrote 102 MB and then crashed).
+ */
+export const OUTPUT_FACTOR = 16;
+/** The cap's floor in characters (1 MiB): a small file with many sections may pass 16 x and is still small. */
+export const OUTPUT_FLOOR_CHARS = 1024 * 1024;
 
 interface DecomposeFlags {
   out?: string;
@@ -83,9 +93,22 @@ export function registerDecompose(program: Command): void {
         return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
       });
       const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
-      const result = bySize
-        ? decompose(docs, { by: "size", maxTokens: budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]) })
-        : decompose(docs, { by: "section" });
+      const inputChars = docs.reduce((s, d) => s + d.units.reduce((n, u) => n + u.text.length + 1, 0), 0);
+      const maxOutputChars = OUTPUT_FACTOR * inputChars + OUTPUT_FLOOR_CHARS;
+      let result: ReturnType<typeof decompose>;
+      try {
+        result = bySize
+          ? decompose(docs, { by: "size", maxTokens: budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]), maxOutputChars })
+          : decompose(docs, { by: "section", maxOutputChars });
+      } catch (e) {
+        if (!(e instanceof DecomposeTooLargeError)) throw e;
+        const size = (n: number): string => (n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`);
+        throw new TriageError(
+          `decompose refused: the partitions would pass ${size(maxOutputChars)} for ${size(inputChars)} of input (${OUTPUT_FACTOR} x the input + 1 MB); nothing written. Fewer, larger partitions (--max-tokens) or a smaller input keep it under`,
+          "OUTPUT_TOO_LARGE",
+          1,
+        );
+      }
       if (result.violations.length > 0) throw new TriageError(`internal: ${result.violations.length} locality violations`, "INTERNAL", 1);
       const manifest = ManifestSchema.parse({
         format: "knowledge-triage/decompose",
@@ -114,8 +137,7 @@ export function registerDecompose(program: Command): void {
       const owned = ownedByPreviousRun(dir);
       const targets = [...result.partitions.map((p) => join(dir, `${p.id}.md`)), join(dir, "manifest.json")];
       for (const t of targets) refuseOverwrite(t, { force: opts.force, inputs: files, owned: (p) => owned.has(resolve(p)) });
-      for (const p of result.partitions) writeFileAtomic(join(dir, `${p.id}.md`), p.text);
-      writeFileAtomic(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+      writeAllOrNothing(dir, [...result.partitions.map((p): [string, string] => [`${p.id}.md`, p.text]), ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`]]);
       if (opts.json) writeStdout(`${JSON.stringify(manifest)}\n`);
       else {
         const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);
