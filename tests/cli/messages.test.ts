@@ -1,0 +1,80 @@
+/**
+ * Messages a fresh-user pass found wrong (issue 14, item 8), through the built bundle: `--debug` after the
+ * subcommand, `export` into a folder it cannot write, and a no-op `extract` rerun.
+ */
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ensureBundle, expectOneLineError, repo, tempDir, triage, removeTempDirs } from "./helpers.js";
+
+vi.setConfig({ testTimeout: 60_000 });
+beforeAll(() => ensureBundle(), 180_000);
+afterAll(removeTempDirs);
+
+describe("--debug", () => {
+  it.each([
+    ["before the subcommand", ["--debug", "classify", "missing.md"]],
+    ["after the subcommand", ["classify", "missing.md", "--debug"]],
+    ["between the arguments", ["classify", "--debug", "missing.md"]],
+  ])("%s prints the error and its stack", (_name, args) => {
+    const d = tempDir("kt-msg-");
+    const r = triage(args, { cwd: d });
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n")[0]).toBe("triage: cannot read missing.md: no such file");
+    expect(r.stderr).toMatch(/\n\s+at /);
+  });
+
+  it("after `--` it is an argument, not the flag", () => {
+    const r = triage(["classify", "--", "--debug"], { cwd: tempDir("kt-msg-") });
+    expect(expectOneLineError(r)).toBe("triage: cannot read --debug: no such file");
+  });
+});
+
+describe("export into a folder it cannot write", () => {
+  function project(): string {
+    const p = tempDir("kt-msg-");
+    const r = triage(["pin", "Never push directly to main.", "--model", "/dev/null"], { cwd: p });
+    expect(r.code, r.stderr).toBe(0);
+    return p;
+  }
+
+  it("a file where the target folder must be: names the file it could not write (not 'internal error')", () => {
+    const p = project();
+    const out = tempDir("kt-msg-");
+    writeFileSync(join(out, ".cursor"), "a file, not a folder\n");
+    expect(expectOneLineError(triage(["export", "--format", "cursor", "--out", out], { cwd: p }))).toBe(`triage: cannot write ${join(out, ".cursor", "rules", "knowledge-triage.mdc")}: ENOTDIR`);
+    expect(expectOneLineError(triage(["export", "--format", "agents", "--out", join(out, ".cursor")], { cwd: p }))).toBe(`triage: cannot write ${join(out, ".cursor", "AGENTS.md")}: ENOTDIR`);
+  });
+
+  it.skipIf(process.getuid?.() === 0)("a read-only folder: cannot write <path>: EACCES", () => {
+    const p = project();
+    const out = tempDir("kt-msg-");
+    mkdirSync(join(out, "ro"));
+    chmodSync(join(out, "ro"), 0o555);
+    try {
+      expect(expectOneLineError(triage(["export", "--format", "agents", "--out", join(out, "ro")], { cwd: p }))).toBe(`triage: cannot write ${join(out, "ro", "AGENTS.md")}: EACCES`);
+    } finally {
+      chmodSync(join(out, "ro"), 0o755);
+    }
+  });
+});
+
+describe("extract rerun", () => {
+  it("says 'wrote' only for files it changed, 'unchanged' for the rest", () => {
+    const p = tempDir("kt-msg-");
+    const transcript = join(repo, "tests", "fixtures", "hooks", "transcript.jsonl");
+    const first = triage(["extract", transcript, "--model", "/dev/null"], { cwd: p });
+    expect(first.code, first.stderr).toBe(0);
+    const wrote = first.stdout.split("\n").filter((l) => l.startsWith("wrote "));
+    expect(wrote.length).toBeGreaterThan(0);
+    const rules = wrote.map((l) => l.slice("wrote ".length));
+    const before = rules.map((f) => readFileSync(f, "utf8"));
+    for (const args of [[], ["--dry-run"]]) {
+      const again = triage(["extract", transcript, "--model", "/dev/null", ...args], { cwd: p });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).not.toMatch(/^(wrote|would write) /m);
+      expect(again.stdout.split("\n").filter((l) => l.startsWith("unchanged "))).toEqual(rules.map((f) => `unchanged ${f}`));
+    }
+    expect(rules.map((f) => readFileSync(f, "utf8"))).toEqual(before);
+  });
+});
