@@ -36,6 +36,13 @@ export interface ExtractOptions {
    * reads to the end). Hooks pass one.
    */
   deadline?: Deadline;
+  /**
+   * Folders that exist in the project, relative to its root ("services/billing"): a folder name written
+   * without a slash in a rule ("in billing, ...") scopes the rule to it. Default: the folders under the
+   * transcript's `cwd` (read to depth 4 when that folder exists; none otherwise). Bench runs inject the
+   * session's layout.
+   */
+  folders?: readonly string[];
 }
 
 /** What one extraction run did. */
