@@ -29,6 +29,11 @@ export const WEIGHTS = {
   narrative: -3, // "yesterday we fixed …", "I just ran …"
   task: -2, // a bare task imperative ("fix the login test") with no standing cue
   soft: -1.5, // "I prefer", "ideally", "if possible", "try to"
+  steps: 2, // a header with numbered or bulleted steps ("the order is: 1. … 2. …"), kept whole (sentences.ts)
+  expiry: 1, // a rule with an end: "until the release", "temporarily", "for today only", 暂时, 当面
+  refinement: 2.5, // "make that …", "correction: …", "Korrektur:", "поправка:", 更正, 訂正
+  selfRemark: -3, // the user speaking of themself: "I can never remember …", "Ich vergesse immer …", 我老是记不住
+  chatStyle: -3, // a wish about the answers, not the project: "answer briefly", "keep it short", 简短一点
 } as const;
 
 const W = "(?<![\\p{L}\\p{N}_])";
@@ -138,6 +143,28 @@ export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "�
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
 export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);
 
+/** A header and at least two numbered or bulleted steps (the shape sentences.ts keeps whole). */
+export const STEPS_RE = /[:：][\s\S]*?(?:^|\s)(?:1[.)]|[-*•])\s*\S[\s\S]*?(?:^|\s)(?:2[.)]|[-*•])\s*\S/mu;
+
+/** An end to a rule: "until …", "temporarily", "for today only", "this week only" in the seven languages. */
+export const EXPIRY_RE = words([
+  "until", "till", "temporarily", "for now", "for (?:today|this week|this sprint) only", "(?:today|this week) only",
+  "hasta que", "hasta el", "temporalmente", "solo (?:por )?(?:hoy|esta semana)", "bis (?:zum|zur|das|die|der)?", "vorübergehend", "nur (?:heute|diese woche)",
+  "пока (?:не|идёт|идет)", "до (?:релиза|конца|пятницы)", "временно", "только (?:сегодня|на этой неделе)",
+]);
+const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "一時的", "까지", "당분간", "이번 주만"]);
+
+/** A refinement of an earlier rule: the user corrects a number or a detail. */
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)\b|correction\b|change of plan\b|korrektur\b|berichtigung\b|correcci[oó]n\b|mejor\b|поправка\b|уточнение\b)|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|のルールを?(?:変更|修正)/iu;
+
+/** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
+export const SELF_REMARK_RE =
+  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я\b(?!\s+(?:хочу|прошу|требую)\b)|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
+
+/** A wish about the assistant's answers (length, tone), not a rule about the project. */
+export const CHAT_STYLE_RE =
+  /\b(?:answer|reply|respond|write)\s+(?:briefly|shortly|in (?:one|a few) (?:line|sentence)s?)|\b(?:keep (?:it|your answers?|replies) (?:short|brief))|\bbe (?:brief|concise)\b|\b(?:antworte|fass dich) (?:\w+ )?kurz|\b(?:contesta|responde|sé) (?:\w+ )?(?:corto|breve)|(?:отвечай|пиши) (?:\w+ )?(?:коротко|кратко|покороче)|简短|說短|说短|短め|簡潔に|짧게|간단히 (?:말해|답해)/iu;
+
 /** Extract an expiry condition ("until launch") from a permission, or undefined. */
 export function expiryOf(text: string): string | undefined {
   const m = /\b(?:until|till|hasta|bis|jusqu'à|до)\s+([^,.;!?—-]{2,60})/iu.exec(text);
@@ -163,6 +190,11 @@ export interface Cues {
   soft: boolean;
   retraction: boolean;
   exception: boolean;
+  steps: boolean;
+  expiry: boolean;
+  refinement: boolean;
+  selfRemark: boolean;
+  chatStyle: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -181,7 +213,9 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const ack = ACK_RE.test(trimmed) && trimmed.split(/\s+/).length <= 6 && !standing && !normative;
   const narrative = NARRATIVE_RE.test(bare) || NARRATIVE_CJK.test(bare);
   const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b/gi, "")) || ONE_OFF_CJK.test(bare);
-  const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure;
+  const refinement = REFINEMENT_RE.test(trimmed);
+  const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure && !refinement;
+  const expiry = EXPIRY_RE.test(bare) || EXPIRY_CJK.test(bare);
   return {
     standing,
     normative,
@@ -190,7 +224,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     procedure,
     scope: hasPathScope,
     universal: UNIVERSAL_START.test(trimmed),
-    oneOff: oneOffWords,
+    oneOff: oneOffWords && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,
     request: request && !question,
@@ -200,6 +234,11 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     soft: SOFT_RE.test(bare),
     retraction: RETRACT_RE.test(bare) || RETRACT_CJK.test(bare),
     exception: EXCEPTION_RE.test(bare) || EXCEPTION_CJK.test(bare),
+    steps: STEPS_RE.test(s),
+    expiry,
+    refinement,
+    selfRemark: SELF_REMARK_RE.test(trimmed),
+    chatStyle: CHAT_STYLE_RE.test(bare),
   };
 }
 
@@ -225,12 +264,18 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.narrative && !c.standing) s += WEIGHTS.narrative;
   if (c.task) s += WEIGHTS.task;
   if (c.soft && !c.standing) s += WEIGHTS.soft;
+  if (c.steps && !c.question) s += WEIGHTS.steps;
+  if (c.expiry && (c.normative || c.standing || c.fact)) s += WEIGHTS.expiry;
+  if (c.refinement) s += WEIGHTS.refinement;
+  if (c.selfRemark) s += WEIGHTS.selfRemark;
+  if (c.chatStyle) s += WEIGHTS.chatStyle;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }
 
 /** Rule type of a kept sentence: procedural when the classifier says so or it gives a command with a purpose, else constraint. */
 export function ruleType(c: Cues, p: Record<KnowledgeType, number>): "constraint" | "procedural" {
+  if (c.steps) return "procedural";
   if (c.procedure && !c.normative && !c.standing) return "procedural";
   return p.procedural > p.constraint && p.procedural >= 0.4 && !c.normative ? "procedural" : "constraint";
 }

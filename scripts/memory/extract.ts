@@ -7,6 +7,8 @@ import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
 import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
+import { defaultUtteranceScorer } from "./utterance-default.js";
+import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
 /** A candidate sentence with where it was said. */
@@ -28,6 +30,15 @@ export interface Verdict {
   classifierType: KnowledgeType;
 }
 
+/**
+ * Weight of the sentence model's evidence (score units per unit of log-odds) and the clip of its logit, so the
+ * model alone can carry a sentence with no cue past DURABLE_THRESHOLD (logit >= 2.5 / UTTERANCE_WEIGHT) and a
+ * cue lexicon's veto (question, acknowledgement, narrative) still outweighs it. Tuned on the dev split of
+ * data/sessions (bench/extract.ts).
+ */
+export const UTTERANCE_WEIGHT = 1.2;
+export const UTTERANCE_CLIP = 4;
+
 /** Exceptions that name an existing rule are kept at a lower score than new rules (they only narrow one). */
 export const EXCEPTION_MARGIN = 1.5;
 
@@ -39,7 +50,7 @@ function toUnit(text: string): Unit {
 
 /** True when a sentence has a cue that can make it durable, a retraction or an exception. */
 function hasPositiveCue(c: Cues): boolean {
-  return c.standing || c.normative || c.fact || c.convention || c.procedure || c.retraction || c.exception;
+  return c.standing || c.normative || c.fact || c.convention || c.procedure || c.retraction || c.exception || c.steps || c.refinement;
 }
 
 function cueNames(c: Cues): string[] {
@@ -52,16 +63,23 @@ function cueNames(c: Cues): string[] {
  * "exception" verdict when score >= threshold - EXCEPTION_MARGIN, a bare permission ("you may ...") too;
  * otherwise keep iff score >= threshold.
  */
-export function judge(cands: readonly Candidate[], classifier: Classifier, threshold = DURABLE_THRESHOLD, opt: { classifyAll?: boolean } = {}): Verdict[] {
+export function judge(
+  cands: readonly Candidate[],
+  classifier: Classifier,
+  threshold = DURABLE_THRESHOLD,
+  opt: { classifyAll?: boolean; utterance?: UtteranceScorer; folders?: readonly string[] } = {},
+): Verdict[] {
   if (cands.length === 0) return [];
+  const model = opt.utterance ?? defaultUtteranceScorer();
   const pre = cands.map((c) => {
     const scope = inferScope(c.text);
     const globs = scope.kind === "path" ? [...scope.globs].sort() : [];
-    return { globs, cues: cuesOf(c.text, globs.length > 0) };
+    const logit = Math.max(-UTTERANCE_CLIP, Math.min(UTTERANCE_CLIP, model.logit(c.text)));
+    return { globs, cues: cuesOf(c.text, globs.length > 0), logit };
   });
-  // Without a positive cue the score cannot reach the threshold (the classifier adds at most
-  // WEIGHTS.classifierRule = 1.5 < 2.5), so such sentences skip the classifier: exact, and much faster.
-  const need = pre.map((x, i) => (opt.classifyAll === true || hasPositiveCue(x.cues) ? i : -1)).filter((i) => i >= 0);
+  // The line classifier adds at most WEIGHTS.classifierRule = 1.5: a sentence with neither a positive cue nor
+  // the sentence model's vote cannot reach the threshold, so it skips the classifier (exact, and faster).
+  const need = pre.map((x, i) => (opt.classifyAll === true || hasPositiveCue(x.cues) || x.logit > 0 ? i : -1)).filter((i) => i >= 0);
   const rows = need.length ? classifier.scores(need.map((i) => toUnit((cands[i] as Candidate).text))) : [];
   const probs: Array<Record<KnowledgeType, number>> = cands.map(() => ({ constraint: 0, procedural: 0, belief: 1, preference: 0, episodic: 0 }));
   need.forEach((i, k) => {
@@ -69,8 +87,8 @@ export function judge(cands: readonly Candidate[], classifier: Classifier, thres
   });
   return cands.map((c, i) => {
     const p = probs[i] as Record<KnowledgeType, number>;
-    const { globs, cues } = pre[i] as { globs: string[]; cues: Cues };
-    const score = durabilityScore(cues, p);
+    const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
+    const score = Math.round((durabilityScore(cues, p) + UTTERANCE_WEIGHT * logit) * 1000) / 1000;
     let best: KnowledgeType = "constraint";
     for (const t of Object.keys(p) as KnowledgeType[]) if (p[t] > p[best]) best = t;
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
