@@ -39,7 +39,7 @@ export interface LabelledUtterance {
  * Training options. Values chosen for a few hundred short sentences: features seen once are kept (minDf 1:
  * a rule's wording is rarely repeated), a stronger L2 than the line model's (5e-5) against memorising them.
  */
-export const UTTERANCE_TRAIN = { minDf: 1, maxFeatures: 40_000, l2: 1e-4, epochs: 200, learningRate: 0.05 } as const;
+export const UTTERANCE_TRAIN = { minDf: 1, maxFeatures: 40_000, l2: 3e-5, epochs: 200, learningRate: 0.05 } as const;
 
 function toUnit(text: string): Unit {
   return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
