@@ -6,6 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
+import { findWithdrawTarget } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -195,6 +196,8 @@ export interface Statement {
   /** For a retraction: keep the statement itself as a permission rule (it relaxes a standing rule). */
   keepAsPermission?: boolean;
   until?: string;
+  /** An explicit withdrawal ("forget the rule about X", "scrap …", "vergiss …"): its target may be found by meaning (withdraw.ts). */
+  withdraw?: boolean;
 }
 
 /** What applying one statement did. */
@@ -673,6 +676,10 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
 
   if (st.kind === "retraction") {
     let target = findTarget(store, st.text);
+    if (!target && st.withdraw) {
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text);
+      if (found) target = ix.ids.get(found.id);
+    }
     if (!target && terms.length === 0 && recent) {
       const r = ix.ids.get(recent);
       if (r?.status === "active") target = r;

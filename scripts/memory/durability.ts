@@ -120,7 +120,7 @@ export const RETRACT_RE = words([
   "actually,? you (?:can|may)", "you (?:can|may) (?:now|go ahead and)", "(?:it'?s|it is) (?:ok|okay|fine|alright) to", "feel free to",
   "no need to", "(?:you )?(?:don'?t|do not|no longer) (?:need|have) to", "(?:is|are) no longer (?:needed|required|necessary|relevant|true|the case|valid|in force)",
   "no longer (?:applies|matters|holds)", "(?:isn'?t|is not|aren'?t|are not) (?:needed|required|necessary) any ?more",
-  "(?:forget|ignore|disregard|drop|scratch|cancel|undo|revoke|lift) (?:that|the|my|what i said)", "scratch that", "never ?mind",
+  "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|lift) (?:that|the|my|what i said)", "scratch that", "never ?mind",
   "you(?:'re| are) (?:now )?allowed to", "is (?:now )?(?:allowed|permitted|fine|ok)", "that rule", "the rule about",
   "ya no", "olvida (?:lo|la regla)", "nicht mehr", "vergiss", "plus besoin", "oublie", "больше не", "забудь", "можно теперь", "теперь можно",
 ]);
@@ -133,11 +133,17 @@ const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取
  * without a withdrawal cue, e.g. "actually, you may push to main now").
  */
 export const WITHDRAW_RE = words([
-  "(?:forget|ignore|disregard|drop|scratch|cancel|undo|revoke|withdraw|retract|lift)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
-  "scratch that", "never ?mind", "strike that", "i take (?:that|it) back",
-  "olvida (?:lo|la regla|eso)", "vergiss", "oublie", "забудь", "отмени",
+  "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|withdraw|retract|lift|remove|kill)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
+  "scratch that", "never ?mind", "strike that", "i take (?:that|it) back", "(?:no longer|doesn'?t|does not) (?:applies|apply|holds?|stands?)(?: any ?more)?", "(?:is|are) (?:off|gone|dead|void|obsolete)(?: now)?",
+  "olvida(?:te)? (?:lo|la regla|eso|lo de)", "(?:ya no|deja de) (?:aplica|vale|hace falta|rige)", "(?:quita|elimina|anula) (?:la regla|lo de|eso)",
+  "vergiss", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
+  "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
 ]);
-export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "忘れて", "取り消", "잊어", "취소"]);
+export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "撤廃", "廃止", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
+
+/** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */
+export const NARROWING_RE =
+  /\b(?:just|but|only) not\b|,\s*(?:never|not) (?:on|in|for|to|the)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);

@@ -9,7 +9,7 @@ import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
 import { defaultUtteranceScorer } from "./utterance-default.js";
 import type { UtteranceScorer } from "./utterance-model.js";
-import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
+import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
 /** A candidate sentence with where it was said. */
 export interface Candidate {
@@ -92,8 +92,12 @@ export function judge(
     let best: KnowledgeType = "constraint";
     for (const t of Object.keys(p) as KnowledgeType[]) if (p[t] > p[best]) best = t;
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
+    const withdraws = isWithdrawal(c.text);
+    // A narrowing ("X is fine on your own branches, never on main") keeps its parent and is a rule of its own.
+    const narrows = !withdraws && (cues.retraction || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
+    if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
     if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
-    if (cues.retraction && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
+    if ((cues.retraction || withdraws) && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
     // A bare permission ("you may force-push to your own feature branches") is a candidate scoped exception:
     // the store keeps it only when it narrows an earlier rule on the same action/object (else it is dropped
     // unless it scores as a rule of its own).
@@ -157,12 +161,19 @@ export function dropSecretClauses(text: string): string {
   return rest;
 }
 
+/** True when a sentence explicitly takes a rule back ("forget the rule about …", "scrap …", "vergiss …", 作废). */
+export function isWithdrawal(text: string): boolean {
+  const bare = text.replace(/[\u2018\u2019]/g, "'").replace(/`[^`]*`/g, " CODE ");
+  return WITHDRAW_RE.test(bare) || WITHDRAW_CJK.test(bare);
+}
+
 /** Turn a kept verdict into a statement for the store (filler stripped; permission text and expiry for retractions). */
 export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
   const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
-  const bare = v.text.replace(/[\u2018\u2019]/g, "'").replace(/`[^`]*`/g, " CODE ");
+  const withdraws = isWithdrawal(v.text);
+  if (v.kind === "retraction" && withdraws) st.withdraw = true;
   // "forget the X rule; you may ..." withdraws X: only the retirement is recorded (sidecar), no permission.
-  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !WITHDRAW_RE.test(bare) && !WITHDRAW_CJK.test(bare)) {
+  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws) {
     st.keepAsPermission = true;
     const until = expiryOf(v.text);
     if (until) st.until = until;
