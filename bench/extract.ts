@@ -164,7 +164,8 @@ async function sessionQuality(split: string): Promise<Tally> {
       if (sc.matched[i]) e.hit++;
       t.byLang.set(l, e);
     });
-    if (args.has("--verbose")) {
+    // Held-out sessions are never listed (only counted), so nobody tunes on them by accident.
+    if (args.has("--verbose") && gold.split !== "heldout") {
       for (const p of sc.fp) console.log(`  FP ${name}: ${p.replace(/\n/g, " / ")}${sc.inactiveWritten.includes(p) ? "  [WITHDRAWN]" : sc.nonRulesWritten.includes(p) ? "  [NON-RULE]" : ""}`);
       for (const g of sc.fn) console.log(`  FN ${name} (${g.class ?? "?"}): ${g.text.replace(/\n/g, " / ")}`);
       for (const w of sc.scopeWrong) console.log(`  SCOPE ${name}: ${w.text.slice(0, 70)} -> [${w.predicted.join(", ")}] gold [${(w.gold ?? []).join(", ")}]`);

@@ -715,6 +715,8 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       !templateSubstitution(st.text, r.text);
     if (!dup) continue;
     if (r.status === "retired") {
+      // The same line replayed (stream transcripts repeat lines around a compaction, with their own timestamp): not a restatement.
+      if (st.source.at !== undefined && r.text === st.text && r.sources.some((x) => x.at === st.source.at)) return { action: "duplicate-source", retired: [] };
       // Restated after a retraction: the rule is back; the permission that retired it goes.
       bump(ix, retiredKey(r), -1);
       r.status = "active";

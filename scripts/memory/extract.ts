@@ -7,6 +7,7 @@ import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
 import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
+import { folderScope } from "./folder-scope.js";
 import { defaultUtteranceScorer } from "./utterance-default.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
@@ -73,7 +74,7 @@ export function judge(
   const model = opt.utterance ?? defaultUtteranceScorer();
   const pre = cands.map((c) => {
     const scope = inferScope(c.text);
-    const globs = scope.kind === "path" ? [...scope.globs].sort() : [];
+    const globs = scope.kind === "path" ? [...scope.globs].sort() : folderScope(c.text, opt.folders ?? []);
     const logit = Math.max(-UTTERANCE_CLIP, Math.min(UTTERANCE_CLIP, model.logit(c.text)));
     return { globs, cues: cuesOf(c.text, globs.length > 0), logit };
   });

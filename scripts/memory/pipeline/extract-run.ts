@@ -266,6 +266,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     const batchChars = tuning.batchChars ?? BATCH_CHARS;
     const batchSpan = tuning.batchSpan ?? BATCH_SPAN_BYTES;
     let chars = 0;
+    const seenUuids = new Set<string>();
     // Set when the reader stopped inside this run's first batch after no later line could join it: that batch is finished after the loop.
     let finishAtStop = false;
     /** Whether the reader may stop for the deadline at `at` (see "Deadline" above). */
@@ -338,6 +339,9 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       }
       const u = userUtterance(obj);
       if (typeof u === "string") continue;
+      // Stream transcripts repeat lines (same uuid) around compactions: a replay is read once.
+      if (u.uuid !== undefined && seenUuids.has(u.uuid)) continue;
+      if (u.uuid !== undefined) seenUuids.add(u.uuid);
       if (u.text.length > MAX_UTTERANCE_CHARS) {
         // A pasted log or file, not a stated rule: never scanned, never stored.
         pasted++;
