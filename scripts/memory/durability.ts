@@ -34,6 +34,9 @@ export const WEIGHTS = {
   refinement: 2.5, // "make that …", "correction: …", "Korrektur:", "поправка:", 更正, 訂正
   selfRemark: -3, // the user speaking of themself: "I can never remember …", "Ich vergesse immer …", 我老是记不住
   chatStyle: -3, // a wish about the answers, not the project: "answer briefly", "keep it short", 简短一点
+  praise: -3, // a compliment or thanks to the assistant: "you always nail these, thanks", "du bist immer super"
+  credential: -3, // hands over a secret ("the password is [REDACTED]", "密码是[REDACTED]"): a fact for now, not a rule
+  conditional: 1.5, // a standing trigger: "before you push, …", "bevor du pushst, …", "перед пушем …", "提交前…"
 } as const;
 
 const W = "(?<![\\p{L}\\p{N}_])";
@@ -91,7 +94,8 @@ export const ONE_OFF_RE = words([
   "esta vez", "por ahora", "diesmal", "dieses mal", "vorerst", "cette fois", "pour l'instant", "desta vez", "questa volta",
   "в этот раз", "сейчас", "пока что",
 ]);
-const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时", "先"]);
+// Not 先 ("first", as in 先跑 npm test): it starts a step, it does not make a request one-off.
+const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时"]);
 
 /** Deictic objects naming the task at hand. */
 export const DEICTIC_RE = words(["(?:this|that|the) (?:file|test|bug|error|function|line|diff|change|pr|commit|branch|one|issue|failure)(?!s)", "above", "these changes"]);
@@ -136,10 +140,10 @@ export const WITHDRAW_RE = words([
   "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|withdraw|retract|lift|remove|kill)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
   "scratch that", "never ?mind", "strike that", "i take (?:that|it) back", "(?:no longer|doesn'?t|does not) (?:applies|apply|holds?|stands?)(?: any ?more)?", "(?:is|are) (?:off|gone|dead|void|obsolete)(?: now)?",
   "olvida(?:te)? (?:lo|la regla|eso|lo de)", "(?:ya no|deja de) (?:aplica|vale|hace falta|rige)", "(?:quita|elimina|anula) (?:la regla|lo de|eso)",
-  "vergiss", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
+  "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
   "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
 ]);
-export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "撤廃", "廃止", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
+export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
 
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */
 export const NARROWING_RE =
@@ -171,6 +175,18 @@ export const SELF_REMARK_RE =
 export const CHAT_STYLE_RE =
   /\b(?:answer|reply|respond|write)\s+(?:briefly|shortly|in (?:one|a few) (?:line|sentence)s?)|\b(?:keep (?:it|your answers?|replies) (?:short|brief))|\bbe (?:brief|concise)\b|\b(?:antworte|fass dich) (?:\w+ )?kurz|\b(?:contesta|responde|sé) (?:\w+ )?(?:corto|breve)|(?:отвечай|пиши) (?:\w+ )?(?:коротко|кратко|покороче)|简短|說短|说短|短め|簡潔に|짧게|간단히 (?:말해|답해)/iu;
 
+/** A compliment or thanks addressed to the assistant (with "you always/never …" it is small talk, not a rule). */
+export const PRAISE_RE =
+  /\b(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo)(?![\p{L}])|谢谢|厉害|太棒|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
+/** A secret handed over in the sentence: "[REDACTED]" right after "is", "=", ":", "ist", "es", "是", "は", "이". */
+export const CREDENTIAL_RE = /(?:\b(?:is|are|ist|sind|es|son|это)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]/iu;
+
+/** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
+export const CONDITIONAL_RE =
+  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,16}(?:前に|する前|したら)|.{1,16}(?:전에|후에))/iu;
+
+const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|你|您|あなた|君|너|당신)(?![\p{L}])/iu;
+
 /** Extract an expiry condition ("until launch") from a permission, or undefined. */
 export function expiryOf(text: string): string | undefined {
   const m = /\b(?:until|till|hasta|bis|jusqu'à|до)\s+([^,.;!?—-]{2,60})/iu.exec(text);
@@ -201,6 +217,9 @@ export interface Cues {
   refinement: boolean;
   selfRemark: boolean;
   chatStyle: boolean;
+  praise: boolean;
+  credential: boolean;
+  conditional: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -245,6 +264,9 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     refinement,
     selfRemark: SELF_REMARK_RE.test(trimmed),
     chatStyle: CHAT_STYLE_RE.test(bare),
+    praise: SECOND_PERSON.test(trimmed) && PRAISE_RE.test(bare),
+    credential: CREDENTIAL_RE.test(s),
+    conditional: CONDITIONAL_RE.test(trimmed) && !endsQ,
   };
 }
 
@@ -275,6 +297,9 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.refinement) s += WEIGHTS.refinement;
   if (c.selfRemark) s += WEIGHTS.selfRemark;
   if (c.chatStyle) s += WEIGHTS.chatStyle;
+  if (c.praise) s += WEIGHTS.praise;
+  if (c.credential && !c.standing && !c.normative) s += WEIGHTS.credential;
+  if (c.conditional) s += WEIGHTS.conditional;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }

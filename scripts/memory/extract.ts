@@ -39,6 +39,12 @@ export interface Verdict {
  */
 export const UTTERANCE_WEIGHT = 1.2;
 export const UTTERANCE_CLIP = 4;
+/**
+ * Weight of a negative vote (score units per unit of log-odds): lower than UTTERANCE_WEIGHT, so an explicit
+ * "never …" (WEIGHTS.standing = 3) survives a mildly negative vote (logit above -0.8) while a compliment or a
+ * remark with "always" (logit near -2, or a selfRemark / praise veto) does not.
+ */
+export const UTTERANCE_NEGATIVE_WEIGHT = 0.6;
 
 /** Exceptions that name an existing rule are kept at a lower score than new rules (they only narrow one). */
 export const EXCEPTION_MARGIN = 1.5;
@@ -89,7 +95,7 @@ export function judge(
   return cands.map((c, i) => {
     const p = probs[i] as Record<KnowledgeType, number>;
     const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
-    const score = Math.round((durabilityScore(cues, p) + UTTERANCE_WEIGHT * logit) * 1000) / 1000;
+    const score = Math.round((durabilityScore(cues, p) + (logit > 0 ? UTTERANCE_WEIGHT : UTTERANCE_NEGATIVE_WEIGHT) * logit) * 1000) / 1000;
     let best: KnowledgeType = "constraint";
     for (const t of Object.keys(p) as KnowledgeType[]) if (p[t] > p[best]) best = t;
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
@@ -102,7 +108,8 @@ export function judge(
     // A bare permission ("you may force-push to your own feature branches") is a candidate scoped exception:
     // the store keeps it only when it narrows an earlier rule on the same action/object (else it is dropped
     // unless it scores as a rule of its own).
-    if (PERMISSION_RE.test(c.text) && !cues.question && !cues.request && !cues.oneOff && score < threshold) return { ...base, keep: true, kind: "exception" as const };
+    // Whatever its score: the store nests it under the rule it relaxes, or (no such rule) keeps it as a rule of its own when it scores as one.
+    if (PERMISSION_RE.test(c.text) && !cues.question && !cues.request && !cues.oneOff) return { ...base, keep: true, kind: "exception" as const };
     const keep = score >= threshold;
     return { ...base, keep, kind: keep ? ("rule" as const) : ("drop" as const) };
   });

@@ -13,8 +13,8 @@ const ABBREV = /(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|e\.t\.c|mr|mrs|dr|no|fig
 const LIST_MARKER = /^\s*(?:[-*+•]|\d{1,3}[.)])\s+/;
 /** A header that introduces steps: ends with a colon (ASCII or full-width). */
 const STEP_HEADER = /[:：]\s*$/;
-/** Numbered steps inline after a colon: "…: 1. x 2. y" or "…：1) x 2) y". */
-const INLINE_STEPS = /[:：]\s*(?:1[.)]|①)\s*\S[^]*?\s2[.)]\s*\S/;
+/** Numbered steps inline after a header: "…: 1. x 2. y", "…：1) x 2) y", "手順 1. x 2. y". */
+const INLINE_STEPS = /(?:[:：]|\s)\s*(?:1[.)]|①)\s*[^\s\d][^]*?\s2[.)]\s*\S/;
 
 /**
  * Split an utterance into candidate sentences (trimmed, list markers stripped, in order).
@@ -101,6 +101,12 @@ function splitPlain(line: string): string[] {
       parts.push(line.slice(start, j));
       start = j;
       i = j - 1;
+      continue;
+    }
+    if (c === "]" && line.slice(i - 9, i + 1) === "[REDACTED]" && /^\s+[\p{Lu}]/u.test(line.slice(i + 1))) {
+      // A secret ends a sentence without its full stop: "… the key is [REDACTED] Keys like these live …".
+      parts.push(line.slice(start, i + 1));
+      start = i + 1;
       continue;
     }
     if (c === "." || c === "!" || c === "?") {

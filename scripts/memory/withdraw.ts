@@ -47,7 +47,7 @@ export interface Withdrawable {
 
 /**
  * The rule a withdrawal most likely takes back, or undefined. Evidence: shared named things (2 points each) and
- * shared meaning keys (1 point each, CJK bigrams 0.5); the best rule needs at least 2 points (a tie goes to the
+ * shared meaning keys (1 point each); the best rule needs at least 2 points (a tie goes to the
  * later rule, the one said most recently). `rules` in the order they were stated.
  */
 export function findWithdrawTarget(rules: readonly Withdrawable[], text: string): Withdrawable | undefined {
@@ -58,7 +58,7 @@ export function findWithdrawTarget(rules: readonly Withdrawable[], text: string)
   for (const r of rules) {
     let s = 0;
     for (const t of namedThings(r.text)) if (things.has(t)) s += 2;
-    for (const k of meaningKeys(r.text)) if (keys.has(k)) s += /^[\p{L}]{2}$/u.test(k) && /\p{Script=Han}|\p{Script=Hiragana}|\p{Script=Katakana}|\p{Script=Hangul}/u.test(k) ? 0.5 : 1;
+    for (const k of meaningKeys(r.text)) if (keys.has(k)) s += 1;
     if (s >= 2 && s >= bestScore) {
       best = r;
       bestScore = s;
