@@ -198,6 +198,8 @@ export interface Statement {
   until?: string;
   /** An explicit withdrawal ("forget the rule about X", "scrap …", "vergiss …"): its target may be found by meaning (withdraw.ts). */
   withdraw?: boolean;
+  /** A refinement ("make that 15 minutes", "Korrektur: …", 更正): it supersedes the rule it refines (found by meaning, withdraw.ts). */
+  refine?: boolean;
 }
 
 /** What applying one statement did. */
@@ -761,11 +763,16 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     }
   }
   const rule = newRule(st, terms, store);
+  if (st.refine) {
+    // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
+    const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text);
+    if (parent) retired.push(parent.id);
+  }
   if (retired.length) rule.retires = retired;
   store.rules.push(rule);
   for (const id of retired) {
     const r = ix.ids.get(id);
-    if (r) retire(r, st, rule.id, "replaced", ix);
+    if (r) retire(r, st, rule.id, st.refine && id === retired[retired.length - 1] ? "refined" : "replaced", ix);
   }
   return { action: "added", ruleId: rule.id, retired };
 }

@@ -165,21 +165,22 @@ export const EXPIRY_RE = words([
 const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
-export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)\b|correction\b|change of plan\b|korrektur\b|berichtigung\b|correcci[oó]n\b|mejor\b|поправка\b|уточнение\b)|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|のルールを?(?:変更|修正)/iu;
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|のルールを?(?:変更|修正)/iu;
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =
-  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я\b(?!\s+(?:хочу|прошу|требую)\b)|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
+  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
 
 /** A wish about the assistant's answers (length, tone), not a rule about the project. */
 export const CHAT_STYLE_RE =
-  /\b(?:answer|reply|respond|write)\s+(?:briefly|shortly|in (?:one|a few) (?:line|sentence)s?)|\b(?:keep (?:it|your answers?|replies) (?:short|brief))|\bbe (?:brief|concise)\b|\b(?:antworte|fass dich) (?:\w+ )?kurz|\b(?:contesta|responde|sé) (?:\w+ )?(?:corto|breve)|(?:отвечай|пиши) (?:\w+ )?(?:коротко|кратко|покороче)|简短|說短|说短|短め|簡潔に|짧게|간단히 (?:말해|답해)/iu;
+  /\b(?:answer|reply|respond|write)\s+(?:briefly|shortly|in (?:one|a few) (?:line|sentence)s?)|\b(?:keep (?:it|your answers?|replies) (?:short|brief))|\bbe (?:brief|concise)\b|\b(?:antworte|fass dich) (?:\w+ )?kurz|\b(?:contesta|responde|sé) (?:\w+ )?(?:corto|breve)|(?<![\p{L}])(?:отвечай|пиши) (?:\p{L}+ )?(?:коротко|кратко|покороче)|简短|說短|说短|短め|簡潔に|짧게|간단히 (?:말해|답해)/iu;
 
 /** A compliment or thanks addressed to the assistant (with "you always/never …" it is small talk, not a rule). */
 export const PRAISE_RE =
-  /\b(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo)(?![\p{L}])|谢谢|厉害|太棒|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
-/** A secret handed over in the sentence: "[REDACTED]" right after "is", "=", ":", "ist", "es", "是", "は", "이". */
-export const CREDENTIAL_RE = /(?:\b(?:is|are|ist|sind|es|son|это)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]/iu;
+  /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo)(?![\p{L}])|谢谢|厉害|太棒|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
+/** A secret handed over in the sentence: "[REDACTED]" after "is", "=", ":", "ist", "es", "是", "は", "이", a credential word ("password", "пароль"), or at its end. */
+export const CREDENTIAL_RE =
+  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
 
 /** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
 export const CONDITIONAL_RE =

@@ -37,7 +37,7 @@ export interface Verdict {
  * cue lexicon's veto (question, acknowledgement, narrative) still outweighs it. Tuned on the dev split of
  * data/sessions (bench/extract.ts).
  */
-export const UTTERANCE_WEIGHT = 1.2;
+export const UTTERANCE_WEIGHT = 1.8;
 export const UTTERANCE_CLIP = 4;
 /**
  * Weight of a negative vote (score units per unit of log-odds): lower than UTTERANCE_WEIGHT, so an explicit
@@ -180,6 +180,7 @@ export function toStatement(v: Verdict, origin: Statement["origin"] = "transcrip
   const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
   const withdraws = isWithdrawal(v.text);
   if (v.kind === "retraction" && withdraws) st.withdraw = true;
+  if (v.kind === "rule" && v.cues.includes("refinement")) st.refine = true;
   // "forget the X rule; you may ..." withdraws X: only the retirement is recorded (sidecar), no permission.
   if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws) {
     st.keepAsPermission = true;

@@ -10,7 +10,7 @@
 export const MAX_SENTENCE_CHARS = 600;
 
 const ABBREV = /(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|e\.t\.c|mr|mrs|dr|no|fig|z\.b|d\.h|bzw|usw)\.|\b[A-Za-z]\.)$/i;
-const LIST_MARKER = /^\s*(?:[-*+•]|\d{1,3}[.)])\s+/;
+const LIST_MARKER = /^\s*(?:[-*+•・‣]|\d{1,3}[.)])\s*(?<=[・‣]\s*|\s)(?=\S)/;
 /** A header that introduces steps: ends with a colon (ASCII or full-width). */
 const STEP_HEADER = /[:：]\s*$/;
 /** Numbered steps inline after a header: "…: 1. x 2. y", "…：1) x 2) y", "手順 1. x 2. y". */
