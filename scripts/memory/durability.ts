@@ -110,7 +110,12 @@ export const NARRATIVE_RE = words([
 ]);
 const NARRATIVE_CJK = anywhere(["昨天", "昨日", "上周", "先週", "어제", "刚才"]);
 const TASK_START = /^(?:(?:ok(?:ay)?|now|so|then|next|also|and|please|pls|first|great|cool|alright)[,:]?\s+)*(?:fix|add|implement|create|write|update|refactor|rename|move|delete|remove|look|check|investigate|debug|commit|push|deploy|run|make|change|build|open|show|tell|explain|try|review|merge|install|bump|revert|let'?s|lets|go|continue|finish|undo|rerun|re-run|restart|find|list|print|read|summari[sz]e|draft|generate|send|post|give|clean|format|split|port|translate|migrate|upgrade|set up|setup|start|stop|keep going)\b/i;
-const UNIVERSAL_START = /^(?:every|each|all|any|no)\s+\p{L}/iu;
+/** A universally quantified subject at the start ("every query …", "alle Texte …", "todas las fechas …", "все суммы …"). */
+const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|er)?|todos?|todas?|cada|ning[uú]n[oa]?|nada de|все|всё|каждый|каждая|каждое|никаких|ни один)\s+\p{L}/iu;
+/** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
+const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
+/** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
+const PLAIN_DECLARATIVE_CJK = /(?:[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
 const SOFT_RE = words(["i(?:'d| would)? prefer", "i like", "i'?d rather", "ideally", "if possible", "where possible", "nice to have", "try to", "maybe", "perhaps", "i think", "i guess", "if you can", "when you get a chance"]);
 const COMMANDISH = /`[^`\n]*(?:\b(?:npm|npx|pnpm|yarn|bun|node|tsx|cargo|go|make|docker|kubectl|git|ssh|scp|curl|python3?|pytest|uv|pip|terraform|helm|mvn|gradle|dotnet|bundle|rails|rake|mix|deno|just|poetry)\b|\.\/|--?[a-z])[^`\n]*`/i;
 const PROC_PURPOSE = words([
@@ -143,7 +148,7 @@ export const WITHDRAW_RE = words([
   "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
   "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
 ]);
-export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
+export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
 
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */
 export const NARROWING_RE =
@@ -169,7 +174,7 @@ export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:tha
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =
-  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
+  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
 
 /** A wish about the assistant's answers (length, tone), not a rule about the project. */
 export const CHAT_STYLE_RE =
@@ -249,7 +254,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     convention,
     procedure,
     scope: hasPathScope,
-    universal: UNIVERSAL_START.test(trimmed),
+    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_CJK.test(bare) || (PLAIN_DECLARATIVE_CJK.test(trimmed) && !endsQ),
     oneOff: oneOffWords && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,
@@ -284,7 +289,7 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.convention) s += WEIGHTS.convention;
   if (c.procedure) s += WEIGHTS.procedure;
   if (c.scope && (c.normative || c.standing || c.convention)) s += WEIGHTS.scope;
-  if (c.universal && (c.normative || c.fact)) s += WEIGHTS.universal;
+  if (c.universal && !c.question) s += WEIGHTS.universal;
   if (c.oneOff) s += WEIGHTS.oneOff;
   if (c.deictic && !c.standing) s += WEIGHTS.deictic;
   if (c.question) s += WEIGHTS.question;

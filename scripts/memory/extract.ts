@@ -99,12 +99,18 @@ export function judge(
     let best: KnowledgeType = "constraint";
     for (const t of Object.keys(p) as KnowledgeType[]) if (p[t] > p[best]) best = t;
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
+    // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over. Whatever the model says.
+    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative)) {
+      return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
+    }
     const withdraws = isWithdrawal(c.text);
     // A narrowing ("X is fine on your own branches, never on main") keeps its parent and is a rule of its own.
     const narrows = !withdraws && (cues.retraction || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
     if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
     if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
-    if ((cues.retraction || withdraws) && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
+    // An explicit withdrawal with no target is dropped, never stored as a rule (its score is kept below the threshold).
+    if (withdraws && !cues.question) return { ...base, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
+    if (cues.retraction && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
     // A bare permission ("you may force-push to your own feature branches") is a candidate scoped exception:
     // the store keeps it only when it narrows an earlier rule on the same action/object (else it is dropped
     // unless it scores as a rule of its own).
