@@ -6,6 +6,7 @@
  * see references/memory.md "Extraction".
  */
 import type { KnowledgeType } from "../engine/types.js";
+import { SEQUENCE_RE } from "./folder-scope.js";
 
 /** Keep a sentence when its durability score reaches this value. Tuned on data/transcripts (see bench). */
 export const DURABLE_THRESHOLD = 2.5;
@@ -265,7 +266,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     soft: SOFT_RE.test(bare),
     retraction: RETRACT_RE.test(bare) || RETRACT_CJK.test(bare),
     exception: EXCEPTION_RE.test(bare) || EXCEPTION_CJK.test(bare),
-    steps: STEPS_RE.test(s),
+    steps: STEPS_RE.test(s) || SEQUENCE_RE.test(s.slice(Math.max(0, s.search(/[:：]/)))),
     expiry,
     refinement,
     selfRemark: SELF_REMARK_RE.test(trimmed),

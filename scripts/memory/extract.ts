@@ -55,6 +55,20 @@ function toUnit(text: string): Unit {
   return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
 }
 
+/**
+ * The path globs of a rule minus those that are only what it mentions: a home-folder path ("~/.aws/credentials",
+ * outside the project) and a path after "file(s) in" ("a migration file in migrations/": where the file goes).
+ */
+function objectPathsDropped(text: string, globs: readonly string[]): string[] {
+  return globs
+    .filter((g) => {
+      if (g.startsWith("~")) return false;
+      const folder = g.replace(/\/\*\*$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      return !new RegExp(`(?:files?|datei(?:en)?|archivos?|ficheros?|файл\\p{L}*)\\s+(?:in|im|en|в)\\s+${folder}`, "iu").test(text);
+    })
+    .sort();
+}
+
 /** True when a sentence has a cue that can make it durable, a retraction or an exception. */
 function hasPositiveCue(c: Cues): boolean {
   return c.standing || c.normative || c.fact || c.convention || c.procedure || c.retraction || c.exception || c.steps || c.refinement;
@@ -80,7 +94,8 @@ export function judge(
   const model = opt.utterance ?? defaultUtteranceScorer();
   const pre = cands.map((c) => {
     const scope = inferScope(c.text);
-    const globs = scope.kind === "path" ? [...scope.globs].sort() : folderScope(c.text, opt.folders ?? []);
+    const named = scope.kind === "path" ? objectPathsDropped(c.text, scope.globs) : [];
+    const globs = named.length > 0 ? named : folderScope(c.text, opt.folders ?? []);
     const logit = Math.max(-UTTERANCE_CLIP, Math.min(UTTERANCE_CLIP, model.logit(c.text)));
     return { globs, cues: cuesOf(c.text, globs.length > 0), logit };
   });
