@@ -200,6 +200,8 @@ export interface Statement {
   withdraw?: boolean;
   /** A refinement ("make that 15 minutes", "Korrektur: …", 更正): it supersedes the rule it refines (found by meaning, withdraw.ts). */
   refine?: boolean;
+  /** ISO time after which the rule no longer applies (expiry.ts). */
+  expires?: string;
 }
 
 /** What applying one statement did. */
@@ -251,6 +253,8 @@ interface RuleIndex {
   retiredKeys: Map<string, number>;
   /** Rules by exact key (globs, content terms, polarity: exactKey), for the restatement fast path. */
   byKey: Map<string, KeyGroup>;
+  /** Active rules with an `expires` time, checked before every statement (few: only rules stated with a day as their end). */
+  expiring: Rule[];
 }
 /** The rules of one exact key: all of them, and by identifier set ("" = naming none); each list in store order. */
 interface KeyGroup {
@@ -331,6 +335,7 @@ function indexOf(store: Store): RuleIndex {
       bySource: new Map(),
       retiredKeys: new Map(),
       byKey: new Map(),
+      expiring: [],
     };
     indexes.set(store, ix);
   }
@@ -341,6 +346,7 @@ function indexOf(store: Store): RuleIndex {
     for (const s of r.sources) indexSource(ix, r, s);
     bump(ix, retiredKey(r), 1);
     termsOfRule(ix, r);
+    if (r.expires !== undefined && r.status === "active") ix.expiring.push(r);
   }
   return ix;
 }
@@ -526,6 +532,19 @@ function retire(rule: Rule, by: Statement, byId: string | undefined, reason: str
   if (ix) bump(ix, retiredKey(rule), 1);
 }
 
+/** Retire the active rules whose `expires` time is before the statement's own time (reason "expired"). */
+function retireExpired(ix: RuleIndex, st: Statement): void {
+  const at = Date.parse(st.source.at as string);
+  if (Number.isNaN(at)) return;
+  ix.expiring = ix.expiring.filter((r) => {
+    if (r.status !== "active") return false;
+    if (Date.parse(r.expires as string) >= at) return true;
+    retire(r, st, undefined, "expired", ix);
+    r.retiredBy = `(expired ${r.expires})`;
+    return false;
+  });
+}
+
 /** Best target among active rules for a retraction/exception, by overlap coefficient (ties: most recent). */
 export function findTarget(store: Store, text: string, minOverlap = RETRACT_OVERLAP): Rule | undefined {
   return findTargetByTerms(store, contentTerms(text), minOverlap);
@@ -637,6 +656,7 @@ function newRule(st: Statement, terms: string[], store: Store): Rule {
     score: st.score,
   };
   if (st.until) r.until = st.until;
+  if (st.expires) r.expires = st.expires;
   if (st.keepAsPermission) r.kind = "permission";
   return r;
 }
@@ -669,6 +689,8 @@ function exactDuplicate(ix: RuleIndex, st: Statement, terms: readonly string[], 
 export function applyStatement(store: Store, st: Statement, recent?: string): Applied {
   const terms = contentTerms(st.text);
   const ix = indexOf(store);
+  // Rules whose day has passed by the time of this line leave the loaded files (retired "expired", kept in the sidecar).
+  if (st.source.at !== undefined && ix.expiring.length > 0) retireExpired(ix, st);
   const sk = sourceKey(st.source);
   const seen = (ix.bySource.get(sk) ?? []).find((r) => r.sources.some((s) => sourceKey(s) === sk) && r.origin === st.origin && r.text === st.text);
   if (seen && st.origin === "transcript") return { action: "duplicate-source", ruleId: seen.id, retired: [] };

@@ -7,6 +7,7 @@ import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
 import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
+import { expiresAt, expiryPhrase } from "./expiry.js";
 import { folderScope } from "./folder-scope.js";
 import { defaultUtteranceScorer } from "./utterance-default.js";
 import type { UtteranceScorer } from "./utterance-model.js";
@@ -202,6 +203,14 @@ export function toStatement(v: Verdict, origin: Statement["origin"] = "transcrip
   const withdraws = isWithdrawal(v.text);
   if (v.kind === "retraction" && withdraws) st.withdraw = true;
   if (v.kind === "rule" && v.cues.includes("refinement")) st.refine = true;
+  if (v.kind === "rule" && v.cues.includes("expiry")) {
+    const until = expiryPhrase(v.text);
+    if (until) {
+      st.until = until;
+      const end = expiresAt(until, v.source.at);
+      if (end) st.expires = end;
+    }
+  }
   // "forget the X rule; you may ..." withdraws X: only the retirement is recorded (sidecar), no permission.
   if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws) {
     st.keepAsPermission = true;
