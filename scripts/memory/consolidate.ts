@@ -539,8 +539,8 @@ function retireExpired(ix: RuleIndex, st: Statement): void {
   ix.expiring = ix.expiring.filter((r) => {
     if (r.status !== "active") return false;
     if (Date.parse(r.expires as string) >= at) return true;
-    retire(r, st, undefined, "expired", ix);
-    r.retiredBy = `(expired ${r.expires})`;
+    // Recorded as retired by its own end, not by the statement that happened to come after it.
+    retire(r, { ...st, text: `(expired ${r.expires})` }, undefined, "expired", ix);
     return false;
   });
 }

@@ -37,6 +37,7 @@ export const WEIGHTS = {
   chatStyle: -3, // a wish about the answers, not the project: "answer briefly", "keep it short", 简短一点
   praise: -3, // a compliment or thanks to the assistant: "you always nail these, thanks", "du bist immer super"
   credential: -3, // hands over a secret ("the password is [REDACTED]", "密码是[REDACTED]"): a fact for now, not a rule
+  grant: 2, // a permission that stands on its own: "you can … without asking", "… yourself", "ohne Rückfrage", 不用问我
   conditional: 1.5, // a standing trigger: "before you push, …", "bevor du pushst, …", "перед пушем …", "提交前…"
 } as const;
 
@@ -195,6 +196,11 @@ export const CREDENTIAL_RE =
 export const CONDITIONAL_RE =
   /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,16}(?:前に|する前|したら)|.{1,16}(?:전에|후에))/iu;
 
+/** A permission meant to last: "without asking", "yourself", "on your own", in the seven languages. */
+export const GRANT_RE =
+  /(?<![\p{L}])(?:without asking(?: me)?|yourself|on your own|feel free|ohne (?:zu fragen|rückfrage|nachzufragen)|selbst(?:ständig)?|sin preguntar(?:me)?|t[úu] mism[oa]|por tu cuenta|без (?:спроса|вопросов|согласования)|сам(?:а)?)(?![\p{L}])|不用问我|不用问|自己(?:来|改|升|跑)?|確認なしで|自分で|묻지 않고|직접/iu;
+const PERMISSION_CUE = /(?<![\p{L}])(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|darfst|kannst|puedes|можешь|можно)(?![\p{L}])|可以|していい|してもいい|해도 (?:돼|된다)/iu;
+
 const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|你|您|あなた|君|너|당신)(?![\p{L}])/iu;
 
 /** Extract an expiry condition ("until launch") from a permission, or undefined. */
@@ -230,6 +236,7 @@ export interface Cues {
   praise: boolean;
   credential: boolean;
   conditional: boolean;
+  grant: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -277,6 +284,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     praise: SECOND_PERSON.test(trimmed) && PRAISE_RE.test(bare),
     credential: CREDENTIAL_RE.test(s),
     conditional: CONDITIONAL_RE.test(trimmed) && !endsQ,
+    grant: PERMISSION_CUE.test(bare) && (GRANT_RE.test(bare) || expiry) && !endsQ,
   };
 }
 
@@ -303,13 +311,14 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.task) s += WEIGHTS.task;
   if (c.soft && !c.standing) s += WEIGHTS.soft;
   if (c.steps && !c.question) s += WEIGHTS.steps;
-  if (c.expiry && (c.normative || c.standing || c.fact)) s += WEIGHTS.expiry;
+  if (c.expiry && (c.normative || c.standing || c.fact || c.grant)) s += WEIGHTS.expiry;
   if (c.refinement) s += WEIGHTS.refinement;
   if (c.selfRemark) s += WEIGHTS.selfRemark;
   if (c.chatStyle) s += WEIGHTS.chatStyle;
   if (c.praise) s += WEIGHTS.praise;
   if (c.credential && !c.standing && !c.normative) s += WEIGHTS.credential;
   if (c.conditional) s += WEIGHTS.conditional;
+  if (c.grant) s += WEIGHTS.grant;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }

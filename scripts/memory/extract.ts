@@ -203,7 +203,7 @@ export function toStatement(v: Verdict, origin: Statement["origin"] = "transcrip
   const withdraws = isWithdrawal(v.text);
   if (v.kind === "retraction" && withdraws) st.withdraw = true;
   if (v.kind === "rule" && v.cues.includes("refinement")) st.refine = true;
-  if (v.kind === "rule" && v.cues.includes("expiry")) {
+  if ((v.kind === "rule" || v.kind === "exception") && v.cues.includes("expiry")) {
     const until = expiryPhrase(v.text);
     if (until) {
       st.until = until;

@@ -114,3 +114,33 @@ describe("scope from folder names without a slash", () => {
     expect(verdict("In billing, never retry a failed charge automatically.")?.globs).toEqual([]);
   });
 });
+
+describe("refinement and expiry", { timeout: 30_000 }, () => {
+  it("a refined rule supersedes its parent, with a record in the sidecar", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Canary deploys always run for 30 minutes before promotion."), assistant("Ok."), user("Make that 15 minutes for the canary."), assistant("Ok.")]));
+    const { loadStore } = await import("../../scripts/memory/store/state.js");
+    const store = loadStore(p.rulesDir);
+    const parent = store.rules.find((r) => r.text.startsWith("Canary deploys"));
+    const child = store.rules.find((r) => r.text.startsWith("Make that"));
+    expect(child?.status).toBe("active");
+    expect(parent?.status).toBe("retired");
+    expect(parent?.retiredReason).toBe("refined");
+    expect(parent?.retiredById).toBe(child?.id);
+  });
+  it("'for today only' stores an expiry; a line on a later day retires the rule; an event-bound expiry stays", async () => {
+    const p = tempProject();
+    const day1 = (t: string, uuid: string) => user(t, "s1", { uuid, timestamp: "2026-11-29T10:00:00.000Z" });
+    await extractText(p, jsonl([day1("For today only, you can skip the changelog step.", "d1"), day1("Until the billing migration is done, no schema changes in billing.", "d2")]));
+    const { loadStore } = await import("../../scripts/memory/store/state.js");
+    let store = loadStore(p.rulesDir);
+    const today = store.rules.find((r) => r.text.startsWith("For today only"));
+    expect(today?.until).toBe("For today only");
+    expect(today?.expires).toBe("2026-11-29T23:59:59.999Z");
+    expect(store.rules.find((r) => r.text.startsWith("Until the billing"))?.expires).toBeUndefined();
+    await extractText(p, jsonl([day1("For today only, you can skip the changelog step.", "d1"), day1("Until the billing migration is done, no schema changes in billing.", "d2"), user("Never log card numbers.", "s1", { uuid: "d3", timestamp: "2026-11-30T09:00:00.000Z" })]));
+    store = loadStore(p.rulesDir);
+    expect(store.rules.find((r) => r.text.startsWith("For today only"))?.retiredReason).toBe("expired");
+    expect(activeRules(p.rulesDir)).toEqual(["Until the billing migration is done, no schema changes in billing.", "Never log card numbers."]);
+  });
+});
