@@ -699,11 +699,13 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   }
 
   if (st.kind === "retraction") {
-    let target = findTarget(store, st.text);
-    if (!target && st.withdraw) {
+    // An explicit withdrawal finds its rule by meaning first (withdraw.ts), then by term overlap.
+    let target: Rule | undefined;
+    if (st.withdraw) {
       const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text);
       if (found) target = ix.ids.get(found.id);
     }
+    target ??= findTarget(store, st.text);
     if (!target && terms.length === 0 && recent) {
       const r = ix.ids.get(recent);
       if (r?.status === "active") target = r;
@@ -787,7 +789,7 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   const rule = newRule(st, terms, store);
   if (st.refine) {
     // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
-    const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text);
+    const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text, { refinement: true });
     if (parent) retired.push(parent.id);
   }
   if (retired.length) rule.retires = retired;

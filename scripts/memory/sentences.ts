@@ -14,7 +14,7 @@ const LIST_MARKER = /^\s*(?:[-*+•・‣]|\d{1,3}[.)])\s*(?<=[・‣]\s*|\s)(?=
 /** A header that introduces steps: ends with a colon (ASCII or full-width). */
 const STEP_HEADER = /[:：]\s*$/;
 /** Numbered steps inline after a header: "…: 1. x 2. y", "…：1) x 2) y", "手順 1. x 2. y". */
-const INLINE_STEPS = /(?:[:：]|\s)\s*(?:1[.)]|①)\s*[^\s\d][^]*?\s2[.)]\s*\S/;
+const INLINE_STEPS = /(?:[:：]|\s)\s*(?:1[.)]|①)\s*[^\s\d][\s\S]*?\s2[.)]\s*\S/;
 
 /**
  * Split an utterance into candidate sentences (trimmed, list markers stripped, in order).

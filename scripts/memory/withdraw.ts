@@ -11,7 +11,9 @@ import { tokenize } from "../engine/tokenize.js";
 const CUE_WORDS = new Set(
   ("forget ignore disregard drop scrap scratch cancel undo revoke withdraw retract lift rule rules thing said told about what that this the "
     + "applies apply anymore longer needed required valid gone off instead moved now also anything "
-    + "vergiss streich regel gilt nicht mehr olvida regla ya no aplica забудь правило больше не отменяется").split(" "),
+    + "vergiss streich regel gilt nicht mehr olvida regla ya no aplica забудь правило больше не отменяется "
+    // Function words of 3+ letters: never evidence either.
+    + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все").split(" "),
 );
 
 /** Lowercased word keys of a text: Latin/Cyrillic words of 3+ letters cut to their first 5 letters, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
@@ -39,6 +41,9 @@ export function namedThings(text: string): Set<string> {
   return out;
 }
 
+/** Words naming a procedure (process, steps, order) in the seven languages. */
+const PROCEDURE_WORDS = /(?<![\p{L}])(?:procedure|process|steps|checklist|order|ablauf|reihenfolge|vorgehen|proceso|pasos|orden|порядок|процесс|процедур\p{L}*|шаги)(?![\p{L}])|流程|做法|步骤|手順|手続き|절차|순서/iu;
+
 /** A rule as the finder sees it. */
 export interface Withdrawable {
   id: string;
@@ -47,17 +52,27 @@ export interface Withdrawable {
 
 /**
  * The rule a withdrawal most likely takes back, or undefined. Evidence: shared named things (2 points each) and
- * shared meaning keys (1 point each); the best rule needs at least 2 points (a tie goes to the
+ * shared meaning keys (1 point each); when the withdrawal names two or more things, a rule must share more than half of
+ * them (not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
+ * best rule needs at least 2 points (a tie goes to the
  * later rule, the one said most recently). `rules` in the order they were stated.
  */
-export function findWithdrawTarget(rules: readonly Withdrawable[], text: string): Withdrawable | undefined {
+export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean } = {}): Withdrawable | undefined {
   const keys = meaningKeys(text);
   const things = namedThings(text);
+  const aboutProcedure = PROCEDURE_WORDS.test(text);
   let best: Withdrawable | undefined;
   let bestScore = 0;
   for (const r of rules) {
     let s = 0;
-    for (const t of namedThings(r.text)) if (things.has(t)) s += 2;
+    let sharedThings = 0;
+    for (const t of namedThings(r.text)) if (things.has(t)) sharedThings++;
+    // A withdrawal that names things (paths, code, Latin words in CJK text) names its rule's: most of them must be there.
+    // A refinement adds details, so it may name more than its rule.
+    if (!opts.refinement && things.size > 1 && sharedThings * 2 <= things.size) continue;
+    s += 2 * sharedThings;
+    // "that procedure is obsolete": a rule with steps is what it points at.
+    if (aboutProcedure && /\n|\s2[.)]\s/.test(r.text)) s += 1;
     for (const k of meaningKeys(r.text)) if (keys.has(k)) s += 1;
     if (s >= 2 && s >= bestScore) {
       best = r;
