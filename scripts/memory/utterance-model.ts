@@ -41,6 +41,9 @@ export interface LabelledUtterance {
  */
 export const UTTERANCE_TRAIN = { minDf: 1, maxFeatures: 40_000, l2: 3e-5, epochs: 200, learningRate: 0.05 } as const;
 
+/** Smallest |weight| kept in the model file (smaller ones change a logit by less than the 3-decimal rounding over a sentence's ~100 features). */
+export const UTTERANCE_MIN_WEIGHT = 0.02;
+
 function toUnit(text: string): Unit {
   return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
 }
@@ -61,16 +64,18 @@ export function trainUtteranceModel(rows: readonly LabelledUtterance[]): Utteran
   const X = vectorize(examples, terms, idf, GROUP_WEIGHTS);
   const { w, b } = fitOneVsRest(X, examples.map((e) => e.y), terms.length, UTTERANCE_TRAIN);
   const K = b.length;
-  const round = (x: number): number => Math.round(x * 1e5) / 1e5;
+  const round = (x: number): number => Math.round(x * 1e3) / 1e3;
   const trainedOn: Record<string, number> = {};
   for (const r of rows) trainedOn[r.label] = (trainedOn[r.label] ?? 0) + 1;
+  // Terms whose weight rounds to 0 only shape the vector's norm: dropped, so the bundled file stays small.
+  const keep = terms.map((_, j) => j).filter((j) => Math.abs(w[j * K] as number) >= UTTERANCE_MIN_WEIGHT);
   return {
     format: UTTERANCE_MODEL_FORMAT,
     version: 1,
     trainedOn,
-    terms,
-    idf: idf.map(round),
-    weights: terms.map((_, j) => round(w[j * K] as number)),
+    terms: keep.map((j) => terms[j] as number),
+    idf: keep.map((j) => round(idf[j] as number)),
+    weights: keep.map((j) => round(w[j * K] as number)),
     bias: round(b[0] as number),
   };
 }
