@@ -56,7 +56,7 @@ export const STANDING_RE = words([
   "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "jedes mal", "merk dir",
   "désormais", "dorénavant", "à partir de maintenant", "à l'avenir", "toujours", "jamais", "chaque fois",
   "de agora em diante", "a partir de agora", "sempre", "d'ora in poi", "da ora in poi",
-  "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни",
+  "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни", "перед (?:каждым|каждой|любым)", "antes de cada", "vor jedem", "vor jeder",
 ]);
 const STANDING_CJK = anywhere([
   "以后", "今后", "從現在開始", "从现在开始", "从现在起", "始终", "總是", "总是", "永远", "永遠", "每次", "一律", "切记", "记住", "記住",
@@ -71,6 +71,8 @@ export const NORMATIVE_RE = words([
   "no (?:more|one)", "need to always", "needs (?:a|an|to)", "has to", "only (?:in|on|via|through|from|inside|within|after|when)", "no debes", "no hagas", "debe(?:s|n)?", "prohibido", "muss", "müssen", "darf (?:nicht|kein)",
   "verboten", "keine?", "ne (?:jamais|pas)", "il faut", "interdit", "нельзя", "не надо", "не нужно", "не (?:делай|используй|трогай|коммить|пушь)",
   "должен", "должны", "обязательно", "запрещено",
+  // "none whatsoever" and "only via" in Russian, Spanish and German (issue 13, class 3)
+  "никаких", "никакого", "никакой", "ни одного", "только (?:через|в|из|на|по|с)", "nada de", "ning[uú]n(?:a)?", "solo (?:desde|en|por|con|a trav[eé]s de)", "nur (?:über|in|im|aus|mit|per)",
 ]);
 const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "しないで", "してはいけない", "してはならない", "禁止", "하지 ?마", "하면 안", "해야", "금지"]);
 
@@ -87,6 +89,9 @@ export const CONVENTION_RE = words([
   "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
+
+/** "We don't X" as a verb form (a team convention): не делаем / не ставим, no usamos / no hacemos, machen wir nicht. */
+const WE_DO_NOT_RE = /(?<![\p{L}])не \p{L}+(?:ем|им|ём)(?![\p{L}])|(?<![\p{L}])no \p{L}+(?:amos|emos|imos)(?![\p{L}])|(?<![\p{L}])\p{L}+en wir (?:nie|nicht|kein\p{L}*)(?![\p{L}])/iu;
 
 /** One-off scope: the request holds for the current task only. */
 export const ONE_OFF_RE = words([
@@ -246,7 +251,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const standing = STANDING_RE.test(bare) || STANDING_CJK.test(bare);
   const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare);
   const fact = FACT_RE.test(bare);
-  const convention = CONVENTION_RE.test(bare);
+  const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare);
   const procedure = COMMANDISH.test(s) && (PROC_PURPOSE.test(bare) || /^(?:to|for) [\w -]+,/i.test(bare)) ;
   const trimmed = bare.trim();
   const endsQ = /[?？]\s*$/.test(trimmed);
