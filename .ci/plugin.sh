@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Plugin checks for CI (called by .ci/run; works in a fresh clone after `npm install`, no network needed):
-#  1. claude plugin validate --strict on the marketplace and on the plugin (hooks.json, skills included)
+# Plugin checks for CI (called by .ci/run; works in a fresh clone after `npm ci`, no network needed):
+#  1. claude plugin validate --strict on the marketplace, on the repository's plugin manifest and on the
+#     plugin folder the marketplace installs (plugins/knowledge-triage: hooks.json, skills included)
 #  2. skills-ref validate on skills/knowledge-triage and on the top-level SKILL.md (same bytes)
 #  3. the end-to-end tests (tests/e2e): the real Claude Code CLI, offline, against the mock Messages API;
 #     plugin installed from this repo as a local marketplace + manual /compact, and install.sh --scope project
@@ -21,12 +22,15 @@ if [ -x "$CLAUDE" ]; then
   "$CLAUDE" --version
   "$CLAUDE" plugin validate --strict . || FAIL=1
   "$CLAUDE" plugin validate --strict .claude-plugin/plugin.json || FAIL=1
-  # The marketplace installs ./plugins/knowledge-triage: its symlinks must resolve inside this repo.
-  for L in .claude-plugin/plugin.json hooks dist skills; do
-    [ -e "plugins/knowledge-triage/$L" ] || { echo "broken: plugins/knowledge-triage/$L"; FAIL=1; }
+  "$CLAUDE" plugin validate --strict plugins/knowledge-triage || FAIL=1
+  # The marketplace installs ./plugins/knowledge-triage: real files (npm run build copies them), no links.
+  for F in .claude-plugin/plugin.json hooks/hooks.json dist/triage.mjs model/model.json skills/knowledge-triage/SKILL.md; do
+    [ -f "plugins/knowledge-triage/$F" ] && [ ! -L "plugins/knowledge-triage/$F" ] || { echo "missing or a link: plugins/knowledge-triage/$F"; FAIL=1; }
   done
+  LINKS=$(find plugins/knowledge-triage -type l)
+  [ -z "$LINKS" ] || { echo "symbolic links in the plugin folder: $LINKS"; FAIL=1; }
 else
-  echo "SKIP: $CLAUDE not found (npm install installs the devDependency @anthropic-ai/claude-code)"
+  echo "SKIP: $CLAUDE not found (npm ci installs the devDependency @anthropic-ai/claude-code)"
 fi
 
 step "skills-ref validate"

@@ -6,7 +6,7 @@
  * decomposition locality violations (against the rules decompose found, and against gold rules) with
  * copies per partition, retrieval recall@50 of in-scope rules, and operator call times.
  * "End-to-end" recall counts gold constraint + procedural units present byte for byte (line-aligned);
- * "classifier pins" counts the units our pin policy (isPinned, on classifyForOperators output) pinned.
+ * "classifier pins" counts the units our rule decision (isRule, on decideUnits output) pinned.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +21,7 @@ import { bm25Index, terms } from "../scripts/operators/bm25.js";
 import { compact } from "../scripts/operators/compact.js";
 import { type Decomposition, decompose, governs, scopeHeadings, type Partition } from "../scripts/operators/decompose.js";
 import { buildLayout } from "../scripts/operators/layout.js";
-import { classifyForOperators, isPinned } from "../scripts/operators/policy.js";
+import { decideUnits, isRule } from "../scripts/operators/policy.js";
 import { retrieve } from "../scripts/operators/retrieve.js";
 import { frontmatterGlobs, headingTopic, inferUnitScope, matchesPath, type Scope } from "../scripts/operators/scope.js";
 import { LineLabelSchema } from "../scripts/cli/json-output.js";
@@ -61,7 +61,7 @@ for (const f of readdirSync(DATA).sort()) {
   docs.push({
     name: f,
     text,
-    units: classifyForOperators(seg, classifier),
+    units: decideUnits(seg, classifier),
     gold: gold.filter((g) => g.type === "constraint" || g.type === "procedural").map((g) => g.unit),
     lines: text.split("\n").length,
     lang: labels[0]?.lang ?? "?",
@@ -70,7 +70,7 @@ for (const f of readdirSync(DATA).sort()) {
 }
 
 const present = (out: string, text: string): boolean => `\n${out}`.includes(`\n${text}\n`);
-const pinnedTexts = (units: ClassifiedUnit[]): string[] => units.filter((u) => isPinned(u)).map((u) => u.text);
+const pinnedTexts = (units: ClassifiedUnit[]): string[] => units.filter((u) => isRule(u)).map((u) => u.text);
 const ratio = (a: number, b: number): string => (b === 0 ? "n/a" : (a / b).toFixed(3));
 const sourceOf = (units: readonly ClassifiedUnit[]): string => (units.length ? `${units.map((u) => u.text).join("\n")}\n` : "");
 
@@ -143,7 +143,7 @@ for (const d of docs) {
   const pinnedSeen = new Set<string>();
   for (let k = 1; k <= 5; k++) {
     mem = `${mem.replace(/\n+$/, "")}\n\n${parts[k]}`;
-    const units = classifyForOperators(segment(mem), classifier);
+    const units = decideUnits(segment(mem), classifier);
     for (const p of pinnedTexts(units)) pinnedSeen.add(p);
     const r = compactSafe(units, budget);
     if (r.refused) rounds.raised++;
@@ -268,7 +268,7 @@ const bigLines = big.split("\n");
 let cut = 300;
 while (cut > 0 && (bigLines[cut - 1] ?? "").trim() !== "") cut--;
 big = `${bigLines.slice(0, cut).join("\n")}\n`;
-const bigUnits = classifyForOperators(segment(big), classifier);
+const bigUnits = decideUnits(segment(big), classifier);
 // Time compaction where it has choices to make: halfway between the pinned minimum and the whole input.
 const bigNeeded = compactSafe(bigUnits, 1).used;
 const bigBudget = Math.floor((bigNeeded + estimateTokens(big)) / 2);

@@ -3,7 +3,10 @@
  * on stdin), on a generated ~50 MB transcript in Claude Code's JSONL shape. Prints wall time (ms) and peak
  * RSS (MB, from /usr/bin/time when present) for: bare node start, PreCompact first run, PreCompact again
  * (incremental, nothing new), PreCompact after a small append, SessionStart(compact), SessionEnd's fast
- * step and its detached worker. Usage: npm run bench:hooks [-- --mb 50]
+ * step and its detached worker. Then the floors of issue 14, each measured side by side with `node -e 0` (runs
+ * interleaved, medians of `--n`, default 5): PreCompact's first run at most 5x and at most 64 MiB peak RSS (also on
+ * the transcript repeated to ~200 MB; `--no-200` skips that), an incremental run after one appended line at most
+ * 2.5x, SessionEnd's fast step at most 2x; each printed with PASS or FAIL. Usage: npm run bench:hooks [-- --mb 50]
  *
  * With `--adversarial`, instead: the two transcripts that ran past the 30 s hook timeout before the extraction
  * deadline (HOOK_EXTRACT_BUDGET_MS in scripts/hooks/dispatch.ts): a sparse file with no newline (`--sparse-gb`, default
@@ -199,3 +202,48 @@ for (const [name, r] of rows)
   console.log(`${name.padEnd(42)} ${r.ms.toFixed(0).padStart(8)} ${(r.rssMb?.toFixed(0) ?? "n/a").padStart(12)}  ${String(r.code).padStart(4)}  ${r.stdoutChars}`);
 console.log(`${"SessionEnd worker done (after hook start)".padEnd(42)} ${workerMs.toFixed(0).padStart(8)}`);
 console.log(`rules written: ${existsSync(join(project, ".claude", "rules", "knowledge-triage", "constraints.md")) ? readFileSync(join(project, ".claude", "rules", "knowledge-triage", "constraints.md"), "utf8").split("\n").filter((l) => l.startsWith("- ")).length : 0} (temp folder ${root})`);
+
+// Floors (issue 14): each case interleaved with a bare `node -e 0`, medians of N; fresh project for every first run.
+const N = Number(argValue("--n") ?? 5);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const floors: Array<{ name: string; ratio: number; max: number; rss?: number }> = [];
+function sideBySide(name: string, max: number, once: (i: number) => Run): void {
+  const base: number[] = [];
+  const hook: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < N; i++) {
+    base.push(run(["-e", "0"], "").ms);
+    const r = once(i);
+    hook.push(r.ms);
+    if (r.rssMb !== null) rss.push(r.rssMb);
+  }
+  floors.push({ name: `${name} (${median(hook).toFixed(0)} ms vs ${median(base).toFixed(0)} ms)`, ratio: median(hook) / median(base), max, rss: rss.length ? Math.max(...rss) : undefined });
+}
+const fresh = (i: number, t: string): string => {
+  const dir = join(root, `floor-${i}-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(dir);
+  return JSON.stringify({ session_id: "bench-session", transcript_path: t, cwd: dir, hook_event_name: "PreCompact", trigger: "auto" });
+};
+sideBySide("PreCompact first run, 50 MB", 5, (i) => run([bundle, "hook", "pre-compact"], fresh(i, transcript)));
+sideBySide("PreCompact after a 1-line append", 2.5, (i) => {
+  appendFileSync(transcript, line("user", `Never merge a pull request ${i} without a review.`, 10_000_000 + i));
+  return run([bundle, "hook", "pre-compact"], pre(`inc-${i}`));
+});
+sideBySide("SessionEnd fast step", 2, () => run([bundle, "hook", "session-end"], JSON.stringify({ session_id: "floor-end", transcript_path: transcript, cwd: project, hook_event_name: "SessionEnd", reason: "other" })));
+let rss200: number | null | undefined;
+if (!process.argv.includes("--no-200")) {
+  const big = join(root, "big.jsonl");
+  const src = readFileSync(transcript);
+  writeFileSync(big, "");
+  while (statSync(big).size < 200 * 2 ** 20) appendFileSync(big, src);
+  rss200 = run([bundle, "hook", "pre-compact"], fresh(99, big)).rssMb;
+  rmSync(big);
+}
+console.log("Floors (issue 14), side by side with `node -e 0`, medians of " + N);
+for (const f of floors) {
+  const ok = f.ratio <= f.max;
+  console.log(`${f.name.padEnd(64)} ${f.ratio.toFixed(2).padStart(6)}x (floor ${f.max}x) ${ok ? "PASS" : "FAIL"}${f.rss !== undefined ? `  peak RSS ${f.rss.toFixed(0)} MiB` : ""}`);
+}
+const rss50 = floors[0]?.rss;
+if (rss50 !== undefined) console.log(`${"PreCompact first run peak RSS, 50 MB".padEnd(64)} ${rss50.toFixed(0).padStart(6)} MiB (floor 64) ${rss50 <= 64 ? "PASS" : "FAIL"}`);
+if (rss200 !== undefined && rss200 !== null) console.log(`${"PreCompact first run peak RSS, ~200 MB".padEnd(64)} ${rss200.toFixed(0).padStart(6)} MiB (floor 64) ${rss200 <= 64 ? "PASS" : "FAIL"}`);

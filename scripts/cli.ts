@@ -12,6 +12,17 @@ import { writeStdout } from "./io/text-io.js";
 import { visible, visibleName } from "./terminal.js";
 import { runSelfCheck, SELF_CHECK_CASES } from "./cli/self-check.js";
 
+/**
+ * argv with every `--debug` (before a `--`) moved in front of the subcommand: it is a program option, and
+ * commander's positional options would otherwise reject it after the subcommand (`triage classify x --debug`).
+ */
+function debugFirst(argv: readonly string[]): string[] {
+  const end = argv.indexOf("--");
+  const head = end < 0 ? argv.slice(2) : argv.slice(2, end);
+  if (!head.includes("--debug")) return [...argv];
+  return [...argv.slice(0, 2), "--debug", ...head.filter((a) => a !== "--debug"), ...(end < 0 ? [] : argv.slice(end))];
+}
+
 /** Run the CLI on process.argv. */
 async function main(): Promise<void> {
   const program = new Command();
@@ -34,8 +45,8 @@ async function main(): Promise<void> {
   });
   // `triage help <command>` is `triage <command> --help` (the program has its own action for --self-check).
   // `triage help` alone is `triage --help`.
-  const argv =
-    process.argv[2] !== "help" ? process.argv : process.argv[3] ? [...process.argv.slice(0, 2), process.argv[3], "--help"] : [...process.argv.slice(0, 2), "--help"];
+  const given = debugFirst(process.argv);
+  const argv = given[2] !== "help" ? given : given[3] ? [...given.slice(0, 2), given[3], "--help"] : [...given.slice(0, 2), "--help"];
   const first = argv[2];
   if (first !== undefined && !first.startsWith("-") && !COMMAND_NAMES.includes(first)) {
     process.stderr.write(`triage: unknown command '${visible(first)}' (see 'triage --help')\n`);
@@ -64,7 +75,7 @@ async function main(): Promise<void> {
       process.exitCode = err.exitCode === 0 ? 0 : 1;
     } else {
       // visible(): messages quote user input (paths, arguments, the rules of COMPACTION_UNSAFE).
-      const debug = Boolean(program.opts().debug) || (!(err instanceof TriageError) && process.argv.includes("--debug"));
+      const debug = Boolean(program.opts().debug) || (!(err instanceof TriageError) && given.includes("--debug"));
       const report = errorReport(err, debug);
       process.stderr.write(report.text);
       process.exitCode = report.exitCode;

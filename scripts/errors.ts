@@ -53,15 +53,23 @@ export class DataError extends TriageError {
   }
 }
 
-/** Pinned units alone exceed the budget (exit 2). `needed` is the smallest safe budget in tokens. */
+/**
+ * Pinned units alone exceed the budget (exit 2). `needed` is the smallest safe budget in tokens,
+ * `smallestRatio` the smallest safe ratio (two decimals), `budget` the one asked for, `unfit` the
+ * rules past the budget ("L<line>: text").
+ */
 export class CompactionUnsafeError extends TriageError {
   override readonly multiline = true;
-  constructor(
-    message: string,
-    readonly needed: number,
-    readonly unfit: string[],
-  ) {
+  readonly needed: number;
+  readonly budget: number;
+  readonly smallestRatio: number;
+  readonly unfit: string[];
+  constructor(message: string, info: { needed: number; budget: number; smallestRatio: number; unfit: string[] }) {
     super(message, "COMPACTION_UNSAFE", 2);
+    this.needed = info.needed;
+    this.budget = info.budget;
+    this.smallestRatio = info.smallestRatio;
+    this.unfit = info.unfit;
   }
 }
 
@@ -90,6 +98,13 @@ export class ExportConflictError extends TriageError {
 export class LockBusyError extends TriageError {
   constructor(message: string) {
     super(message, "LOCK_BUSY", 1);
+  }
+}
+
+/** A write would land outside the project: a folder on the rules path is a symbolic link leading out of it. Exit 1; hooks say it in one line and exit 0. */
+export class OutsideProjectError extends TriageError {
+  constructor(message: string) {
+    super(message, "OUTSIDE_PROJECT", 1);
   }
 }
 

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, [string, () => Promise<Register>]> = {
   retrieve: ["TypeRetrieve: in-scope rules first, then BM25", async () => (await import("./commands/retrieve-command.js")).registerRetrieve],
   pin: ["add a rule verbatim to the rules folder", async () => (await import("./commands/pin-command.js")).registerPin],
   extract: ["durable rules from a Claude Code transcript into the rules folder", async () => (await import("./commands/extract-command.js")).registerExtract],
+  redact: ["replace secrets in text by [REDACTED] (stdin to stdout), as extraction does", async () => (await import("./commands/redact-command.js")).registerRedact],
   export: ["write the pinned rules in another agent's native file", async () => (await import("./commands/export-command.js")).registerExport],
   hook: ["Claude Code hook entry (reads the payload on stdin, always exits 0)", async () => (await import("./commands/hook-command.js")).registerHook],
 };

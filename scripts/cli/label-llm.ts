@@ -4,7 +4,7 @@
  */
 import { TYPES, type KnowledgeType } from "../engine/types.js";
 
-/** Prompt asking for one type name, with the decision rule of labelling-rules.md ("what would go wrong if lost"). */
+/** Prompt asking for one type name, with the decision rule of references/taxonomy.md ("what would go wrong if lost"). */
 export function buildLlmPrompt(text: string, headings: readonly string[]): string {
   return [
     "Classify one line of an AI agent's memory file into exactly one type.",

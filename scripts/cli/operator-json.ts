@@ -20,6 +20,8 @@ export const CompactReportSchema = z.object({
   before: z.int().check(z.nonnegative()),
   after: z.int().check(z.nonnegative()),
   needed: z.int().check(z.nonnegative()),
+  /** Smallest ratio (two decimals) whose budget holds the pinned units. */
+  smallestRatio: z.number().check(z.gt(0), z.lte(1)),
   output: z.nullable(z.string()),
   text: z.string(),
   units: z.array(
@@ -34,6 +36,20 @@ export const CompactReportSchema = z.object({
   ),
 });
 export type CompactReportJson = z.infer<typeof CompactReportSchema>;
+
+/** `triage compact --json` on exit 2 (COMPACTION_UNSAFE): what was asked, what would be safe, the rules past the budget. */
+export const CompactErrorSchema = z.object({
+  file: z.string(),
+  error: z.object({
+    code: z.literal("COMPACTION_UNSAFE"),
+    message: z.string(),
+    budget: z.int().check(z.positive()),
+    needed: z.int().check(z.positive()),
+    smallestRatio: z.number().check(z.gt(0), z.lte(1)),
+    unfit: z.array(z.string()),
+  }),
+});
+export type CompactErrorJson = z.infer<typeof CompactErrorSchema>;
 
 /** `manifest.json` written by `triage decompose`: partition -> native units and the rules copied in, with why. */
 export const ManifestSchema = z.object({

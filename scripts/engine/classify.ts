@@ -20,7 +20,7 @@ const HEADING_DATE = /\b(19|20)\d\d[-/.]\d\d?([-/.]\d\d?)?\b|\d{4}年|\d{4}년/;
 
 /**
  * The types a heading may take. Headings are classified like any line but are not scored or trained
- * on (labelling-rules.md), so the model's view of them is weak: a heading is a belief (it names a
+ * on (references/taxonomy.md), so the model's view of them is weak: a heading is a belief (it names a
  * topic), a constraint only when it states a rule itself ("## NEVER touch prod": a hard modal, via
  * the regex tier's cue list), episodic only when it dates a log entry ("### 2024-05-03").
  */
@@ -38,6 +38,13 @@ function restrict(scores: Record<KnowledgeType, number>, allowed: Set<KnowledgeT
   const out = zeroScores();
   for (const t of allowed) out[t] = sum > 0 ? scores[t] / sum : 1 / allowed.size;
   return out;
+}
+
+/** The type with the highest score, ties broken by TYPES order (constraint first). The one argmax every caller uses. */
+export function topType(scores: Readonly<Record<KnowledgeType, number>>): KnowledgeType {
+  let best: KnowledgeType = TYPES[0];
+  for (let t = 1; t < TYPES.length; t++) if (scores[TYPES[t] as KnowledgeType] > scores[best]) best = TYPES[t] as KnowledgeType;
+  return best;
 }
 
 /**
@@ -59,8 +66,7 @@ export function classifyUnits(units: readonly Unit[], classifier: Classifier): C
     }
     const raw = rows[k++] as Record<KnowledgeType, number>;
     const scores = u.kind === "heading" ? restrict(raw, headingTypes(u.text)) : raw;
-    let best: KnowledgeType = TYPES[0];
-    for (let t = 1; t < TYPES.length; t++) if (scores[TYPES[t] as KnowledgeType] > scores[best]) best = TYPES[t] as KnowledgeType;
+    const best = topType(scores);
     out.push({ ...u, type: best, confidence: scores[best], scores });
   }
   return out;

@@ -1,7 +1,7 @@
-import type { Classifier } from "./classify.js";
+import { type Classifier, topType } from "./classify.js";
 import { computeMetrics, type Metrics } from "./metrics.js";
 import { isScored, type LabelledDoc } from "./train.js";
-import { TYPES, type KnowledgeType } from "./types.js";
+import type { KnowledgeType } from "./types.js";
 
 /** Per-unit prediction record for error analysis. */
 export interface Prediction {
@@ -26,8 +26,7 @@ export function evaluateDocs(docs: readonly LabelledDoc[], classifier: Classifie
       const gold = d.gold[i];
       if (!gold || !isScored(u)) return;
       const s = rows[i] as Record<KnowledgeType, number>;
-      let best: KnowledgeType = TYPES[0];
-      for (const t of TYPES) if (s[t] > s[best]) best = t;
+      const best = topType(s);
       predictions.push({ group: d.group, line: u.line, text: u.text, gold, pred: best, lang: d.lang[i] ?? "en", confidence: s[best] });
     });
   }

@@ -174,8 +174,8 @@ function contextIds(text: string, group: number): number[] {
 
 /**
  * Cue words per family, matched against a unit's raw (unstemmed, lowercased) tokens and CJK n-grams;
- * token-set lookups instead of regexes keep feature extraction fast. Sources: labelling-rules.md §1-§3
- * (hard modality, softeners) and §10-§11 (narrated past work), in the seven corpus languages.
+ * token-set lookups instead of regexes keep feature extraction fast. Sources: references/taxonomy.md Hard cases 1-4
+ * (hard modality, softeners) and 11-12 (narrated past work), in the seven corpus languages.
  */
 const HARD_WORDS = new Set([
   "never", "must", "mustn't", "always", "don't", "cannot", "can't", "forbidden", "prohibited", "mandatory", "required",

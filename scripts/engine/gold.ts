@@ -19,7 +19,7 @@ export interface GoldUnit {
 
 /**
  * Give each non-structure unit the gold type of its labelled lines: the highest type present
- * (constraint > procedural > belief > preference > episodic), as in labelling-rules.md "mixed lines".
+ * (constraint > procedural > belief > preference > episodic), as in references/taxonomy.md, Deciding a line.
  * Units with no labelled line are returned in `unlabelled` (they are not scored), never guessed.
  */
 export function alignLabels(units: Unit[], labels: LineLabel[]): { gold: GoldUnit[]; unlabelled: Unit[] } {

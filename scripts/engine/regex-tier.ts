@@ -2,7 +2,7 @@ import { TYPES, type KnowledgeType, type Unit } from "./types.js";
 
 /**
  * The regex baseline tier (`--model /dev/null`): imperative rules and commands only, zero files.
- * Cue lists are hand-written from labelling-rules.md §1-§4 (hard modality = constraint, softeners =
+ * Cue lists are hand-written from references/taxonomy.md Hard cases 1-5 (hard modality = constraint, softeners =
  * preference, commands = procedural); everything else is belief, dated/past-tense lines episodic.
  *
  * HARD and SOFT are case-insensitive without the u flag: with it, V8 takes ~4 ms to compile HARD at

@@ -29,7 +29,7 @@ const STEMMERS: Record<Exclude<StemLang, "none">, Stemmer> = {
 };
 
 /**
- * Negations and modals kept as written (never stemmed): the cue words of labelling-rules.md §1-§3 in
+ * Negations and modals kept as written (never stemmed): the cue words of references/taxonomy.md Hard cases 1-4 in
  * English, Spanish, German and Russian. CJK and Korean cues survive as segmenter words and n-grams.
  */
 export const KEEP_WORDS: ReadonlySet<string> = new Set([

@@ -24,7 +24,7 @@ export interface Example {
   y: number;
   group: string;
   lang: string;
-  /** False for headings: classified and trained on, but not scored (labelling-rules.md "Not scored"). */
+  /** False for headings: classified and trained on, but not scored (references/taxonomy.md, Units, structure and what is scored). */
   scored: boolean;
 }
 
@@ -56,7 +56,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   groupWeights: GROUP_WEIGHTS,
 };
 
-/** Whether a unit counts in metrics: headings are classified but not scored (labelling-rules.md). */
+/** Whether a unit counts in metrics: headings are classified but not scored (references/taxonomy.md). */
 export function isScored(u: Pick<Unit, "kind">): boolean {
   return u.kind !== "heading";
 }

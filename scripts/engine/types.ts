@@ -1,6 +1,6 @@
 /**
  * The five knowledge types, in priority order (constraint > procedural > belief > preference > episodic).
- * Order matters: "mixed lines take the highest type present" (shared/research/labelling-rules.md).
+ * Order matters: "mixed lines take the highest type present" (references/taxonomy.md, Deciding a line).
  */
 export const TYPES = ["constraint", "procedural", "belief", "preference", "episodic"] as const;
 

@@ -3,24 +3,24 @@
  * (unknown fields allowed), extract rules from the transcript, print plain text where the event wants it.
  * Never blocks the agent: every failure is caught, logged (capped file in the state folder) and reported
  * as ONE stderr line; the process exits 0. Never prints JSON (PreCompact stdout goes into the summariser's
- * prompt; JSON there is either appended raw or fails validation: research/integration.md §1.4).
+ * prompt; JSON there is either appended raw or fails validation: references/claude-code.md §1.3).
  * PreCompact and SessionStart extract under a deadline (HOOK_EXTRACT_BUDGET_MS) so they finish inside their
  * hook timeout; a run stopped there writes what it finished (at least one batch of user messages, so the next
  * run gets further) and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
 import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
-import { makeDirs } from "../io/write-files.js";
+import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
-import { pinnedCounts, pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
+import { pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
-import { HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
+import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
 import { redactSync } from "../memory/redact.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
@@ -30,7 +30,7 @@ const MARKER_FRESH_MS = 10 * 60 * 1000;
 /**
  * Time budget (ms) of the extraction in a hook that Claude Code waits for (pre-compact, session-start), counted
  * from process start. Our hooks.json and the installer give both hooks `"timeout": 30` (seconds); Claude Code
- * cancels a hook at its timeout and discards its output (research/integration.md §1.5; without a `timeout` the
+ * cancels a hook at its timeout and discards its output (references/claude-code.md §1.4; without a `timeout` the
  * default is 600 s, and SessionEnd hooks share 1.5 s, which is why session-end hands off to a worker). 20 s
  * leaves 10 s for what follows the stop: writing the rule files and the sidecar, printing, exiting.
  */
@@ -76,6 +76,9 @@ function transcriptOf(payload: HookPayload): string {
   return p;
 }
 
+/** The state folder `dir` (`<rulesDir>/.state`), created with its `.gitignore` (state.ts ensureStateDir). */
+const makeStateDir = (dir: string): string => ensureStateDir(dirname(dir));
+
 const safeName = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown";
 
 /** One line, secrets redacted, at most 400 chars. */
@@ -86,7 +89,7 @@ function oneLine(s: string): string {
 
 /**
  * Append to <state>/hook.log, rotating at HOOK_LOG_MAX_BYTES; silently gives up (read-only folder).
- * Only errors and warnings are logged (so three identical runs leave identical bytes, BL-19);
+ * Only errors and warnings are logged (so three identical runs leave identical bytes, references/cases.md BL-19);
  * `debug` lines only with KNOWLEDGE_TRIAGE_HOOK_DEBUG=1. With `create` false nothing is written unless the state
  * folder exists (a transcript with no rules leaves no folder behind).
  */
@@ -94,7 +97,7 @@ function log(ctx: Ctx, message: string, debug = false, create = true): void {
   if (!ctx.stateDir || (debug && process.env.KNOWLEDGE_TRIAGE_HOOK_DEBUG !== "1")) return;
   try {
     if (!create && !existsSync(ctx.stateDir)) return;
-    makeDirs(ctx.stateDir);
+    makeStateDir(ctx.stateDir);
     const file = join(ctx.stateDir, "hook.log");
     if (existsSync(file) && statSync(file).size > HOOK_LOG_MAX_BYTES) renameSync(file, `${file}.1`);
     const ms = Date.now() - ctx.t0;
@@ -170,8 +173,9 @@ function markerPath(stateDir: string, sessionId: string): string {
 /** Record that PreCompact extracted for this session/prompt (no timestamp inside: same input, same bytes). */
 function writeMarker(stateDir: string, p: HookPayload): void {
   const file = markerPath(stateDir, p.session_id ?? "unknown");
-  makeDirs(join(stateDir, "hooks"));
-  writeFileSync(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
+  makeDirs(join(makeStateDir(stateDir), "hooks"));
+  // Replaced, never written through: a link planted at this name is replaced, not followed.
+  replaceAtomically(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
 }
 
 /** True when PreCompact ran for the compaction this SessionStart(compact) follows (same prompt_id, or fresh). */
@@ -202,14 +206,17 @@ function spawnWorker(p: HookPayload): void {
 
 async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   if (!(HOOK_EVENTS as readonly string[]).includes(ctx.event)) {
-    throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")})`);
+    throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")}, or PreCompact, SessionStart, SessionEnd)`);
   }
   const input =
     ctx.event === "session-end-worker" ? { bytes: Buffer.from(process.env[PAYLOAD_ENV] ?? ""), size: 0 } : await readStdin();
   if (input.size > STDIN_MAX_BYTES) throw new Error(`payload of ${input.size} bytes exceeds ${STDIN_MAX_BYTES}; ignored`);
   const payload = parsePayload(input.bytes);
   ctx.payload = payload;
-  const rulesDir = defaultRulesDir(projectDirOf(payload));
+  const projectDir = projectDirOf(payload);
+  const rulesDir = defaultRulesDir(projectDir);
+  // A symbolic link on the rules path that leads out of the project: write nothing at all (not even the log).
+  assertInsideRoot(rulesDir, projectDir);
   ctx.stateDir = stateDir(rulesDir);
 
   if (ctx.event === "pre-compact" || ctx.event === "session-start") {
@@ -228,10 +235,10 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // A transcript without rules leaves no state folder behind (nothing to mark).
         if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
       }
-      out(precompactText(pinnedCounts(rulesDir, payload.session_id)));
+      out(precompactText(rulesDir, payload.session_id));
     } else {
       if (transcript) {
-        // PreCompact may not have fired (claude-code#50467): then this is the full extraction. If it did, the
+        // PreCompact may not have fired (references/claude-code.md §1.5): then this is the full extraction. If it did, the
         // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
         const ran = preCompactRan(ctx.stateDir, payload);
         log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
@@ -244,7 +251,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     spawnWorker(payload);
     log(ctx, "handed extraction to a detached worker", true);
   } else {
-    // The detached worker: Claude Code does not wait for it or time it out (integration.md §1.5), so it reads to
+    // The detached worker: Claude Code does not wait for it or time it out (references/claude-code.md §1.4), so it reads to
     // the end; a deadline would leave the rest of an ended session for a resume that may never come.
     await extract(ctx, transcriptOf(payload), rulesDir);
   }
@@ -254,7 +261,8 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
  * Run one hook event end to end. Never throws and never sets a failing exit code: expected skips and
  * errors become one stderr line (errors are also logged); stdout gets only plain text (never JSON).
  */
-export async function runHook(event: string): Promise<void> {
+export async function runHook(name: string): Promise<void> {
+  const event = hookEventOf(name);
   const ctx: Ctx = { event, t0: Date.now() };
   const onCrash = (e: unknown): void => {
     log(ctx, `uncaught: ${(e as Error)?.message ?? String(e)}`);

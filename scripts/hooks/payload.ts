@@ -9,7 +9,19 @@ import * as z from "zod/mini";
 export const HOOK_EVENTS = ["pre-compact", "session-start", "session-end", "session-end-worker"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-/** Common fields of a Claude Code hook payload (2.1.197, integration.md §1.3); unknown fields pass through. */
+/** Claude Code's own event names (hook_event_name in the payload, references/claude-code.md §1.2) for our three events. */
+const CLAUDE_EVENT_NAMES: Readonly<Record<string, HookEvent>> = { PreCompact: "pre-compact", SessionStart: "session-start", SessionEnd: "session-end" };
+
+/**
+ * The event `triage hook <event>` runs: our kebab-case name as given, or Claude Code's own spelling
+ * (PreCompact, SessionStart, SessionEnd) mapped to it. Anything else is returned unchanged (and then
+ * rejected by the hook as unknown).
+ */
+export function hookEventOf(name: string): string {
+  return CLAUDE_EVENT_NAMES[name] ?? name;
+}
+
+/** Common fields of a Claude Code hook payload (2.1.197, references/claude-code.md §1.2); unknown fields pass through. */
 export const HookPayloadSchema = z.looseObject({
   session_id: z.optional(z.string()),
   transcript_path: z.nullish(z.string()),

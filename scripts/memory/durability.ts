@@ -76,7 +76,7 @@ export const NORMATIVE_RE = words([
 ]);
 const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "しないで", "してはいけない", "してはならない", "禁止", "하지 ?마", "하면 안", "해야", "금지"]);
 
-/** A rule stated as a fact (labelling-rules §7, BL-03). */
+/** A rule stated as a fact (references/taxonomy.md Hard case 23; references/cases.md BL-03). */
 export const FACT_RE = words([
   "(?:is|are) (?:read-?only|off-?limits|frozen|forbidden|prohibited|not allowed|protected|immutable|mandatory|the (?:single )?source of truth)",
   "(?:is|are) allergic to", "(?:lives?|belongs?|goes|go|live) (?:in|under) [^,]+, not (?:in|under)", "(?:is|are) (?:only )?for [^,]+ only",

@@ -2,7 +2,7 @@
  * Pure decision step of extraction: redacted user sentences + classifier scores -> statements
  * (durable rules, retractions, scoped exceptions) with a reason for every sentence. No I/O.
  */
-import type { Classifier } from "../engine/classify.js";
+import { type Classifier, topType } from "../engine/classify.js";
 import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
 import type { RuleSource } from "./store/store-schema.js";
@@ -112,9 +112,7 @@ export function judge(
     const p = probs[i] as Record<KnowledgeType, number>;
     const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
     const score = Math.round((durabilityScore(cues, p) + (logit > 0 ? UTTERANCE_WEIGHT : UTTERANCE_NEGATIVE_WEIGHT) * logit) * 1000) / 1000;
-    let best: KnowledgeType = "constraint";
-    for (const t of Object.keys(p) as KnowledgeType[]) if (p[t] > p[best]) best = t;
-    const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: best };
+    const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
     // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over. Whatever the model says.
     if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };

@@ -1,8 +1,8 @@
 /**
- * Pure rendering of the rule store into Claude Code rule files (research/integration.md §4):
+ * Pure rendering of the rule store into Claude Code rule files (references/claude-code.md §3):
  * unscoped `constraints.md` / `procedures.md` (re-read after every compaction), and one file per glob
  * with `paths:` frontmatter (one quoted, anchored glob per file, because only the first of several
- * patterns is honoured on some platforms, BL-13). Files are split at MAX_FILE_CHARS. No timestamps:
+ * patterns is honoured on some platforms, references/claude-code.md §3). Files are split at MAX_FILE_CHARS. No timestamps:
  * the same store gives byte-identical files.
  */
 import { createHash } from "node:crypto";

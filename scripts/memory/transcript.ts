@@ -1,5 +1,5 @@
 /**
- * Streaming reader for Claude Code transcripts (JSONL, research/integration.md §3) and the pure
+ * Streaming reader for Claude Code transcripts (JSONL, references/claude-code.md §2) and the pure
  * filter that turns one parsed line into a user utterance or a skip reason.
  * The reader never holds the file in one string: it reads fixed-size byte chunks, splits on "\n",
  * and discards (without buffering) any line longer than `maxLineBytes` (e.g. multi-MB tool_result
@@ -15,7 +15,10 @@ export interface RawLine {
   end: number;
   /** 1-based line number counted from the first byte the reader was started at. */
   index: number;
-  /** Line bytes without "\n" (and without a trailing "\r"); null when the line exceeded maxLineBytes. */
+  /**
+   * Line bytes without "\n" (and without a trailing "\r"); null when the line exceeded maxLineBytes. Often a view
+   * of the reader's buffer: valid only until the next line is asked for (copy it to keep it).
+   */
   bytes: Buffer | null;
   /** False for a last line with no "\n" (torn write or still being written). */
   complete: boolean;
@@ -84,7 +87,8 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
             oversized = true;
             parts = [];
             partLen = 0;
-          } else if (len > 0) {
+          } else if (len > 0 && stop === bytesRead) {
+            // The line goes on past this chunk: keep a copy of its part (the buffer is reused for the next read).
             parts.push(Buffer.from(buf.subarray(from, stop)));
             partLen += len;
           }
@@ -92,7 +96,9 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
         if (stop === bytesRead) break;
         index++;
         const end = pos + nl + 1;
-        yield { start: lineStart, end, index, bytes: oversized ? null : stripCR(Buffer.concat(parts, partLen)), complete: true };
+        // A line wholly inside this chunk is passed on as a view of the read buffer, not a copy.
+        const bytes = oversized ? null : parts.length === 0 ? buf.subarray(from, nl) : Buffer.concat([...parts, buf.subarray(from, nl)], partLen + nl - from);
+        yield { start: lineStart, end, index, bytes: bytes && stripCR(bytes), complete: true };
         lineStart = end;
         parts = [];
         partLen = 0;
@@ -150,7 +156,7 @@ const WRAPPER_RE = /^\s*<(command-name|command-message|command-args|local-comman
 /**
  * Pure: the user text of one parsed transcript line, or why there is none. Only `type:"user"` lines with
  * string content or `text` blocks count; tool results, `isMeta`, `isSidechain`, `isCompactSummary`,
- * `isVisibleInTranscriptOnly` and `<command-name>`/`<local-command-…>` wrappers are skipped (§3).
+ * `isVisibleInTranscriptOnly` and `<command-name>`/`<local-command-…>` wrappers are skipped (references/claude-code.md §2).
  */
 export function userUtterance(obj: unknown): Utterance | SkipReason {
   if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return "not-object";
@@ -187,10 +193,25 @@ export function userUtterance(obj: unknown): Utterance | SkipReason {
 }
 
 /**
- * Cheap pre-check on raw line bytes: true when the line cannot be a user utterance (no `"user"` token,
- * or a tool_result line). Lets the reader skip JSON.parse for most assistant/tool lines.
+ * Byte patterns that, unescaped in a `"type":"user"` line, mean it holds no text of the user's own: only a tool
+ * result, or a meta, sidechain or compact-summary line (userUtterance skips all of them). Inside the user's text
+ * every `"` is escaped as `\"`, so these can only be the line's own JSON structure. The tool-result patterns are
+ * the two key orders Claude Code writes (research/integration.md §3).
  */
-export function cannotBeUser(bytes: Buffer): boolean {
-  if (bytes.indexOf('"type":"user"') === -1 && bytes.indexOf('"type": "user"') === -1) return true;
+const NOT_USER_TEXT = ['"content":[{"tool_use_id"', '"content":[{"type":"tool_result"', '"isMeta":true', '"isSidechain":true', '"isCompactSummary":true', '"isVisibleInTranscriptOnly":true'];
+/** A text block: when one appears, a tool-result line is parsed after all (a text block may sit beside the result). */
+const TEXT_BLOCK = '{"type":"text"';
+
+/**
+ * Cheap pre-check on raw line bytes: true when the line cannot be a user utterance (no `"type":"user"` token; or a
+ * tool-result line with no text block; or a meta, sidechain or compact-summary line). Lets the reader skip decoding
+ * and JSON.parse for assistant and tool lines, about half a real transcript's bytes. False means "parse it".
+ */
+export function cannotBeUser(bytes: Uint8Array): boolean {
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.indexOf('"type":"user"') === -1 && b.indexOf('"type": "user"') === -1) return true;
+  for (const p of NOT_USER_TEXT) {
+    if (b.indexOf(p) !== -1) return p.startsWith('"content"') ? b.indexOf(TEXT_BLOCK) === -1 : true;
+  }
   return false;
 }

@@ -8,7 +8,7 @@ import { CompactionUnsafeError } from "../errors.js";
 import { compressText, protectedTokens } from "./compress.js";
 import { nearDuplicates } from "./merge.js";
 import { buildLayout, closeOver, lineCost, measureEmitted, renderEmitted, renderUnit } from "./layout.js";
-import { isPinned, type OperatorUnit, type PolicyOptions, valuesFromTerms } from "./policy.js";
+import { isRule, valuesFromTerms } from "./policy.js";
 import { termHashes } from "./bm25.js";
 
 /** What compaction did with a unit. */
@@ -34,12 +34,19 @@ export interface CompactResult {
   after: number;
   /** Smallest safe budget: tokens of the pinned units with the headings and structure they need. */
   needed: number;
+  /** Tokens a ratio is taken of: the input kept whole as compaction renders it (fences balanced), >= before. */
+  base: number;
+  /** Smallest ratio (2 decimals) whose budget floor(ratio x base) holds the pinned units, in (0, 1]. */
+  smallestRatio: number;
   units: CompactUnitReport[];
 }
 
-/** Options: budget in tokens (required) and the pin policy. Merge thresholds are term-set Jaccard. */
-export interface CompactOptions extends PolicyOptions {
-  budget: number;
+/**
+ * Options: the budget (required): tokens, `{ ratio }` of the base (see CompactResult.base), or "min" for
+ * the smallest safe compaction (budget = needed). Merge thresholds are term-set Jaccard.
+ */
+export interface CompactOptions {
+  budget: number | { ratio: number } | "min";
   /** Near-duplicate preferences are merged at Jaccard >= this (default 0.6). */
   mergePreference?: number;
   /** Repeated beliefs are merged at Jaccard >= this (default 0.85). */
@@ -57,14 +64,15 @@ interface Op {
 }
 
 /**
- * Compact classified units (one file, source order) to at most `budget` tokens.
- * Rules (isPinned: constraint, procedural or high rule mass in the context-free `alone` scores of
- * classifyForOperators, else in `scores`) and frontmatter are kept byte for byte; then,
- * until the text fits: episodic units are dropped, near-duplicate preferences and repeated beliefs
- * merged, beliefs then preferences compressed (compressText), then preferences and beliefs dropped;
- * inside each step the unit with the lowest value per token (unitValues / cost) goes first.
- * Output keeps source order, headings of sections with content, whole fenced blocks, ends with "\n".
- * Throws CompactionUnsafeError (needed budget, rules that do not fit) when the pinned set exceeds the budget.
+ * Compact classified units (one file, source order, as decideUnits returns them) to the budget.
+ * Rules (isRule) and frontmatter are kept byte for byte; a heading is never kept for itself, only
+ * with content of its section. Then, until the text fits: episodic units are dropped, near-duplicate
+ * preferences and repeated beliefs merged, beliefs then preferences compressed within meaning
+ * (compressText), then preferences and beliefs dropped; inside each step the unit with the lowest
+ * value per token (unitValues / cost) goes first. Output keeps source order, headings of sections with
+ * content, whole fenced blocks (an unclosed fence is closed), ends with "\n". A ratio is taken of the
+ * input kept whole as rendered here, so ratio 1 always fits. Throws CompactionUnsafeError (needed
+ * budget, smallest safe ratio, the rules that do not fit) when the pinned set exceeds the budget.
  */
 export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions): CompactResult {
   const layout = buildLayout(units);
@@ -73,7 +81,7 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   const candidate = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const u = units[i] as ClassifiedUnit;
-    if (u.kind === "frontmatter" || isPinned(u as OperatorUnit, opts)) pinned[i] = 1;
+    if (u.kind === "frontmatter" || isRule(u)) pinned[i] = 1;
     else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
   }
   const original = units.map((u) => renderUnit(u, u.text));
@@ -103,12 +111,17 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
     return closeOver(layout, emit);
   };
   const needed = measureEmitted(layout, only(false), (i) => origCost[i] as number);
-  if (needed > opts.budget) throw unsafe(units, pinned, origCost, opts.budget, needed);
   const all = only(true);
   const full = measureEmitted(layout, all, (i) => origCost[i] as number);
-  if (full <= opts.budget) {
+  // The input kept whole may cost more than the source (a closing fence added for balance).
+  const base = Math.max(before, full);
+  const smallestRatio = minRatio(needed, base);
+  const budget = opts.budget === "min" ? Math.max(1, needed) : typeof opts.budget === "number" ? opts.budget : Math.max(1, Math.floor(opts.budget.ratio * base));
+  if (needed > budget) throw unsafe(units, pinned, origCost, budget, needed, smallestRatio);
+  const sizes = { budget, before, needed, base, smallestRatio };
+  if (full <= budget) {
     const text = renderEmitted(layout, all, (i) => original[i] as string);
-    return { text, budget: opts.budget, before, after: full, needed, units: report(units, pinned, candidate, all, status, new Int32Array(n).fill(-1), () => false) };
+    return { text, ...sizes, after: full, units: report(units, pinned, candidate, all, status, new Int32Array(n).fill(-1), () => false) };
   }
 
   const ops = planOps(units, candidate, origCost, opts);
@@ -135,7 +148,7 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   let hi = M;
   let step = 1;
   let lo = M - step;
-  while (lo >= 0 && costAt(lo) <= opts.budget) {
+  while (lo >= 0 && costAt(lo) <= budget) {
     hi = lo;
     step *= 2;
     lo = M - step;
@@ -143,13 +156,13 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   lo = Math.max(lo, -1);
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (costAt(mid) <= opts.budget) hi = mid;
+    if (costAt(mid) <= budget) hi = mid;
     else lo = mid;
   }
   const after = costAt(hi); // exact: measureEmitted counts what renderEmitted writes
   const emit = buffer.slice();
   const text = renderEmitted(layout, emit, textOf);
-  return { text, budget: opts.budget, before, after, needed, units: report(units, pinned, candidate, emit, status, into, (i) => textOf(i) !== original[i]) };
+  return { text, ...sizes, after, units: report(units, pinned, candidate, emit, status, into, (i) => textOf(i) !== original[i]) };
 }
 
 /** The ordered reduction steps (see compact()). Each unit gets at most one merge, compress and drop op. */
@@ -188,7 +201,28 @@ function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: 
   ];
 }
 
-function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, cost: number[], budget: number, needed: number): CompactionUnsafeError {
+/**
+ * Smallest ratio with two decimals whose budget floor(ratio x base) is at least `needed` tokens, in
+ * [0.01, 1] (1 when needed >= base; base 0 gives 0.01).
+ */
+export function minRatio(needed: number, base: number): number {
+  if (base <= 0) return 0.01;
+  let hundredths = Math.max(1, Math.ceil((needed / base) * 100));
+  while (hundredths < 100 && Math.floor((hundredths / 100) * base) < needed) hundredths++;
+  return Math.min(100, hundredths) / 100;
+}
+
+/** Longest rule text shown per line of a COMPACTION_UNSAFE message, in characters. */
+const UNFIT_TEXT_MAX = 200;
+/** Most rules listed in a COMPACTION_UNSAFE message before "... and N more". */
+const UNFIT_LIST_MAX = 20;
+
+/**
+ * The COMPACTION_UNSAFE error, its message cut here and only here: the needed budget and smallest safe
+ * ratio, then the rules past the budget ("L<line>: first line", each cut to UNFIT_TEXT_MAX characters),
+ * at most UNFIT_LIST_MAX of them, then "... and N more". The full list stays on the error.
+ */
+function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, cost: number[], budget: number, needed: number, smallestRatio: number): CompactionUnsafeError {
   const unfit: string[] = [];
   let used = 0;
   units.forEach((u, i) => {
@@ -196,12 +230,11 @@ function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, cost: numb
     used += cost[i] as number;
     if (used > budget) unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
   });
-  const shown = unfit.slice(0, 20).map((s) => `  ${s}`);
-  if (unfit.length > 20) shown.push(`  ... and ${unfit.length - 20} more`);
+  const shown = unfit.slice(0, UNFIT_LIST_MAX).map((s) => `  ${s.length > UNFIT_TEXT_MAX ? `${s.slice(0, UNFIT_TEXT_MAX - 1)}…` : s}`);
+  if (unfit.length > UNFIT_LIST_MAX) shown.push(`  ... and ${unfit.length - UNFIT_LIST_MAX} more`);
   return new CompactionUnsafeError(
-    `COMPACTION_UNSAFE: the pinned rules need ${needed} tokens but the budget is ${budget}; use a budget of at least ${needed}. Rules that do not fit:\n${shown.join("\n")}`,
-    needed,
-    unfit,
+    `COMPACTION_UNSAFE: the pinned rules need ${needed} tokens but the budget is ${budget}; the smallest safe budget is ${needed} tokens (ratio ${smallestRatio.toFixed(2)}). Rules that do not fit:\n${shown.join("\n")}`,
+    { needed, budget, smallestRatio, unfit },
   );
 }
 

@@ -5,8 +5,8 @@
 import { estimateTokens } from "../engine/budget.js";
 import type { ClassifiedUnit } from "../engine/types.js";
 import { buildLayout, closeOver, renderEmitted, renderUnit, type Layout } from "./layout.js";
-import { DEFAULT_COPY_MASS, isRule, type PolicyOptions } from "./policy.js";
-import { compileGlobs, globsOverlap, headingPaths, headingTopic, inferUnitScope, namedIdentifiers, namesRules, normaliseGlob, probesOf, type Scope } from "./scope.js";
+import { isRule } from "./policy.js";
+import { compileGlobs, globsOverlap, headingPaths, headingTopic, inferUnitScope, namedIdentifiers, normaliseGlob, probesOf, type Scope } from "./scope.js";
 
 /** One memory file of the base: a display name and its classified units in source order. */
 export interface MemoryDoc {
@@ -45,7 +45,7 @@ export interface Partition {
 }
 
 /** Options: partition by top-level section (default) or pack into partitions of at most maxTokens tokens. */
-export type DecomposeOptions = PolicyOptions & { /** Copy linked facts (default true; false = classifier rules only). */ linkFacts?: boolean } & ({ by: "section" } | { by: "size"; maxTokens: number });
+export type DecomposeOptions = { /** Copy linked facts (default true; false = classifier rules only). */ linkFacts?: boolean } & ({ by: "section" } | { by: "size"; maxTokens: number });
 
 /** Result: partitions, every rule of the base, and the locality violations found (always [] by construction). */
 export interface Decomposition {
@@ -152,8 +152,7 @@ function cut(layout: Layout, opts: DecomposeOptions): { title: string; idx: numb
 }
 
 /**
- * Decompose memory docs into partitions. Every rule (isRule at DEFAULT_COPY_MASS, or a heading that
- * namesRules) gets a scope
+ * Decompose memory docs (units as decideUnits returns them) into partitions. Every rule (isRule) gets a scope
  * (inferUnitScope over its text and section headings) and is copied verbatim into every other partition it governs (governs()).
  * Output partitions are in document order with unique ids; `violations` lists partitions lacking a
  * governing rule (checked after copying; empty unless the scope logic is broken).
@@ -193,7 +192,7 @@ export function decompose(docs: readonly MemoryDoc[], opts: DecomposeOptions): D
             if (gl && !m[0].includes("://")) paths.add(gl);
           }
         }
-        if (isRule(u, opts, DEFAULT_COPY_MASS) || (u.kind === "heading" && namesRules(u.text))) {
+        if (isRule(u)) {
           rules.push({ doc: d, index: i, unit: u, scope: inferUnitScope(u, scopeHeadings(layout, i, loneH1)), home: id });
         }
       }

@@ -1,105 +1,63 @@
 /**
- * Shared operator policy: which classified units are rules (pinned word for word) and how the
- * value of a droppable unit is scored. One home, used by compact, decompose and retrieve.
+ * The one answer to "is this unit a rule", and the value of a droppable unit. classify, compact,
+ * decompose and retrieve all take their units from decideUnits, so they give the same type for the
+ * same unit of the same file, and every operator asks isRule. The argmax itself is engine/classify.ts
+ * topType (also used by evaluation and by extraction's classifierType); extraction keeps a transcript
+ * sentence by its durability score (memory/durability.ts), since a sentence is not a unit of a file.
  */
 import { type Classifier, classifyUnits } from "../engine/classify.js";
+import { isStructure } from "../engine/units.js";
 import type { ClassifiedUnit, KnowledgeType, Unit } from "../engine/types.js";
 import { termHashes } from "./bm25.js";
-import { namesRules } from "./scope.js";
 
-/**
- * Default pin mass: a unit is also pinned when P(constraint) + P(procedural) >= 0.4 even if its
- * argmax is another type. A missed rule is a failure and a spare pin only costs budget, so the
- * threshold sits below 0.5 (chosen on the labelled test split, see references/operators.md).
- */
-export const DEFAULT_PIN_MASS = 0.4;
+/** The types that are rules: pinned word for word by compaction, copied by decompose, ranked first by retrieve. */
+export const RULE_TYPES: ReadonlySet<ClassifiedUnit["type"]> = new Set(["constraint", "procedural"]);
 
-/**
- * Default copy mass for decompose and retrieve: a unit with P(constraint) + P(procedural) >= 0.2 is
- * treated as a rule there. A copy or an in-scope slot costs little, a missing rule breaks locality,
- * so these operators cast a wider net than compaction (see references/operators.md).
- */
-export const DEFAULT_COPY_MASS = 0.2;
-
-/** Options shared by the operators. */
+/** Options of the decision. */
 export interface PolicyOptions {
-  /** Treat a unit as a rule when P(constraint) + P(procedural) >= pinMass (default per operator; 1.01 = argmax only). */
+  /**
+   * Also decide a unit to be a rule when P(constraint) + P(procedural) >= pinMass (a probability in
+   * [0, 1.01]); absent: the classifier's own argmax (its decision offsets included) decides alone.
+   */
   pinMass?: number;
 }
 
-/**
- * A classified unit that may also carry its context-free scores: the five class probabilities of the
- * unit classified on its own (same text, kind, depth, heading path and lead-in; no neighbours, no
- * section mates). `alone` is a function of fields compaction preserves byte for byte, so a pin decided
- * on it cannot change between compaction rounds. Absent: the operators fall back to `scores`.
- */
-export interface OperatorUnit extends ClassifiedUnit {
-  alone?: Record<KnowledgeType, number>;
-}
-
-/**
- * Classify units for the operators: `classifyUnits` (scores in full context) plus, for every content
- * unit, `alone` = the classifier's scores for that unit as a one-unit document (one extra classifier
- * call per content unit). Pure; the classifier is the only dependency. Output: one OperatorUnit per unit.
- */
-export function classifyForOperators(units: readonly Unit[], classifier: Classifier): OperatorUnit[] {
-  return classifyUnits(units, classifier).map((u) => {
-    if (u.type === "structure" || u.kind === "frontmatter") return u;
-    const alone = classifier.scores([u])[0];
-    return alone ? { ...u, alone } : u;
-  });
-}
-
-/** P(constraint) + P(procedural) of a score row (the rule probability mass). */
+/** P(constraint) + P(procedural) of a score row (the rule probability mass), in [0, 1]. */
 export function ruleMass(scores: Readonly<Record<KnowledgeType, number>>): number {
   return (scores.constraint ?? 0) + (scores.procedural ?? 0);
 }
 
-/** True when a score row is a rule: argmax constraint/procedural, or rule mass >= threshold. */
-function rowIsRule(scores: Readonly<Record<KnowledgeType, number>>, threshold: number): boolean {
-  const mass = ruleMass(scores);
-  if (mass >= threshold) return true;
-  const top = Math.max(scores.belief ?? 0, scores.preference ?? 0, scores.episodic ?? 0);
-  return Math.max(scores.constraint ?? 0, scores.procedural ?? 0) >= top; // argmax, ties to constraint (TYPES order)
-}
-
-/** Threshold for a unit: `pinMass` (else `defaultMass`), halved under a heading that names rules. */
-function thresholdOf(u: ClassifiedUnit, opts: PolicyOptions, defaultMass: number): number {
-  const threshold = opts.pinMass ?? defaultMass;
-  const nearest = u.kind === "heading" ? undefined : u.headings[u.headings.length - 1];
-  return nearest !== undefined && namesRules(nearest) ? threshold / 2 : threshold;
+/**
+ * Classify units as every command shows them: each content unit is classified in the context that
+ * compaction keeps byte for byte (its text, kind, depth, heading path and lead-in; not its neighbours
+ * or section mates, which compaction may drop). A unit's type therefore cannot change between
+ * compaction rounds while it is kept, and a rule pinned once stays pinned. With `pinMass`, a non-heading
+ * unit whose rule mass reaches it takes the larger of constraint/procedural as its type.
+ * Pure; one classifier call per content unit. Output: one ClassifiedUnit per input unit, same order.
+ */
+export function decideUnits(units: readonly Unit[], classifier: Classifier, opts: PolicyOptions = {}): ClassifiedUnit[] {
+  return units.map((u) => {
+    const c = classifyUnits([u], classifier)[0] as ClassifiedUnit;
+    if (isStructure(u) || opts.pinMass === undefined || u.kind === "heading" || RULE_TYPES.has(c.type) || ruleMass(c.scores) < opts.pinMass) return c;
+    const type: KnowledgeType = c.scores.constraint >= c.scores.procedural ? "constraint" : "procedural";
+    return { ...c, type, confidence: c.scores[type] };
+  });
 }
 
 /**
- * True when a unit is a rule for decompose and retrieve: a content unit (not structure or frontmatter,
- * heading-only units included) that is a rule in its full context (argmax constraint or procedural, or
- * rule mass >= `pinMass`, else `defaultMass`) OR on its own (`alone`, when present). Under a heading
- * that names rules ("NEVER", "Hard rules") the threshold is halved (elevation by heading,
- * labelling-rules.md §3). A copy costs little and a missing rule breaks locality, so both views count.
+ * True when a unit is a rule: its decided type is constraint or procedural and it is a content unit
+ * that can stand alone. Headings are never rules on their own (a heading stays with its section's
+ * content and goes when the section is emptied); frontmatter and structure are not rules.
  */
-export function isRule(u: OperatorUnit, opts: PolicyOptions = {}, defaultMass = DEFAULT_PIN_MASS): boolean {
-  if (u.type === "structure" || u.kind === "frontmatter") return false;
-  const threshold = thresholdOf(u, opts, defaultMass);
-  return rowIsRule(u.scores, threshold) || (u.alone !== undefined && rowIsRule(u.alone, threshold));
-}
-
-/**
- * True when compaction pins a unit word for word: the same test as isRule at DEFAULT_PIN_MASS, but on
- * the context-free scores `alone` only (full-context `scores` when `alone` is absent). Stability: `alone`
- * depends only on the unit's text, kind, depth, heading path and lead-in, which compaction emits
- * unchanged for a pinned unit, so a unit pinned in round n is pinned again in round n+1. A union with
- * the full-context scores would not be monotone: context changes when compaction drops section mates.
- */
-export function isPinned(u: OperatorUnit, opts: PolicyOptions = {}): boolean {
-  if (u.type === "structure" || u.kind === "frontmatter") return false;
-  return rowIsRule(u.alone ?? u.scores, thresholdOf(u, opts, DEFAULT_PIN_MASS));
+export function isRule(u: ClassifiedUnit): boolean {
+  return RULE_TYPES.has(u.type) && u.kind !== "heading" && u.kind !== "frontmatter";
 }
 
 /**
  * Value of each unit for the "what goes first" order: the sum of smooth idf (ln((1+N)/(1+df))+1,
  * scikit-learn's form, over the file's units) of its distinct terms (how much specific information it
- * carries) x (confidence + 3 x (P(constraint) + P(procedural))), so likely rules that were not pinned
- * go last. Structure units get 0. Output: one number per unit, >= 0.
+ * carries) x (confidence + 3 x (P(constraint) + P(procedural))), so near-rules go last. Structure
+ * units get 0. Output: one number per unit, >= 0.
  */
 export function unitValues(units: readonly ClassifiedUnit[]): number[] {
   return valuesFromTerms(units, units.map((u) => (u.type === "structure" ? null : new Set(termHashes(u.text)))));
@@ -119,9 +77,9 @@ export function valuesFromTerms<T>(units: readonly ClassifiedUnit[], sets: reado
     if (!s) return 0;
     let mass = 0;
     for (const t of s) mass += Math.log((1 + n) / (1 + (df.get(t) ?? 0))) + 1;
-    return mass * (u.confidence + RULE_WEIGHT * ((u.scores.constraint ?? 0) + (u.scores.procedural ?? 0)));
+    return mass * (u.confidence + RULE_WEIGHT * ruleMass(u.scores));
   });
 }
 
-/** Weight of rule probability mass in a unit's value: near-rules below the pin threshold are dropped last. */
+/** Weight of rule probability mass in a unit's value: near-rules that are not rules are dropped last. */
 const RULE_WEIGHT = 3;

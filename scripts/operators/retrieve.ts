@@ -4,8 +4,8 @@
 import type { ClassifiedUnit } from "../engine/types.js";
 import { bm25Scores, termHashes, terms } from "./bm25.js";
 import type { MemoryDoc } from "./decompose.js";
-import { DEFAULT_COPY_MASS, isRule, type PolicyOptions } from "./policy.js";
-import { frontmatterGlobs, inferUnitScope, matchesPath, namesRules, type Scope } from "./scope.js";
+import { isRule, ruleMass } from "./policy.js";
+import { frontmatterGlobs, inferUnitScope, matchesPath, type Scope } from "./scope.js";
 
 /** One retrieved unit. `why` says why a rule is in scope (null for units ranked by BM25 only). */
 export interface RetrieveHit {
@@ -22,8 +22,8 @@ export interface RetrieveHit {
   scope: Scope | null;
 }
 
-/** Options: result count k (default 10), the file path being worked on (for path-scoped rules), pin policy. */
-export interface RetrieveOptions extends PolicyOptions {
+/** Options: result count k (default 10) and the file path being worked on (for path-scoped rules). */
+export interface RetrieveOptions {
   k?: number;
   path?: string;
 }
@@ -39,8 +39,8 @@ export interface RetrieveResult {
 const RANK = { path: 0, topic: 1, global: 2 } as const;
 
 /**
- * Rank the content units (and rule headings; not frontmatter or structure) of `docs` for `query`.
- * In scope (ranked first, never cut): rules (isRule at DEFAULT_COPY_MASS, or headings that namesRules) whose inferUnitScope is
+ * Rank the content units (not headings, frontmatter or structure) of `docs` (as decideUnits returns
+ * them) for `query`. In scope (ranked first, never cut): rules (isRule) whose inferUnitScope is
  * global, whose path globs match `opts.path` (matchesPath), or whose topics share a term with the
  * query; ordered path > topic > global, then BM25. The rest follow by Okapi BM25 (bm25.ts) over the
  * unit text and its nearest heading, score > 0 only, ties by rule probability mass then document
@@ -54,10 +54,8 @@ export function retrieve(docs: readonly MemoryDoc[], query: string, opts: Retrie
     const h1 = d.units.filter((u) => u.kind === "heading" && u.level === 1);
     const title = h1.length === 1 ? (h1[0] as ClassifiedUnit).text.replace(/^\s*#\s*/, "").replace(/\s*#*\s*$/, "") : null;
     for (const u of d.units) {
-      if (u.type === "structure" || u.kind === "frontmatter") continue;
-      const rule = isRule(u, opts, DEFAULT_COPY_MASS) || (u.kind === "heading" && namesRules(u.text));
-      if (u.kind === "heading" && !rule) continue;
-      items.push({ doc: d.name, u, rule, fm, title });
+      if (u.type === "structure" || u.kind === "frontmatter" || u.kind === "heading") continue;
+      items.push({ doc: d.name, u, rule: isRule(u), fm, title });
     }
   }
   const qTerms = terms(query);
@@ -90,7 +88,7 @@ export function retrieve(docs: readonly MemoryDoc[], query: string, opts: Retrie
     }
     const hit: RetrieveHit = { doc, line: u.line, endLine: u.endLine, text: u.text, type: u.type, rule, inScope: why !== null, why, score: scores[i] as number, scope };
     if (why) inScope.push({ hit, rank });
-    else if (hit.score > 0) rest.push({ hit, mass: (u.scores.constraint ?? 0) + (u.scores.procedural ?? 0), order: i });
+    else if (hit.score > 0) rest.push({ hit, mass: ruleMass(u.scores), order: i });
   });
   inScope.sort((a, b) => a.rank - b.rank || b.hit.score - a.hit.score);
   rest.sort((a, b) => b.hit.score - a.hit.score || b.mass - a.mass || a.order - b.order);

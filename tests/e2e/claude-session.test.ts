@@ -2,7 +2,8 @@
  * End to end, with the REAL Claude Code CLI (node_modules/.bin/claude) offline: HOME in a temp folder, the
  * plugin installed from this repository as a local marketplace, a mock Messages API on 127.0.0.1. The user
  * states rules (one carrying an API key, one later withdrawn), runs /compact, asks again. The request log
- * must show the rules in the first request after compaction, the secret nowhere after it, the withdrawn rule gone.
+ * must show the rules verbatim in the compaction request's Additional Instructions (PreCompact stdout) and in the
+ * first request after compaction, the secret nowhere after it, the withdrawn rule gone.
  * Skips (with a message) only when the claude binary is missing. Artifacts: $KNOWLEDGE_TRIAGE_E2E_OUT or a temp folder.
  */
 import { execFileSync } from "node:child_process";
@@ -104,6 +105,12 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     const extra = text.slice(at);
     expect(extra).toMatch(/Knowledge Triage: \d+ rules? (?:is|are) pinned for this project /);
     has(extra, "word for word", "the compaction instructions");
+    // The rules themselves are listed (plain text, verbatim); the withdrawn one is not, its permission is.
+    has(extra, `- ${RULE_COAUTHOR}\n`, "the compaction instructions");
+    has(extra, `- ${RULE_TEST}\n`, "the compaction instructions");
+    has(extra, `- ${PERMISSION_LINE}`, "the compaction instructions");
+    lacks(extra.toLowerCase(), RULE_MAIN.toLowerCase(), "the compaction instructions");
+    has(extra, "ANTHROPIC_API_KEY=[REDACTED]", "the compaction instructions");
     lacks(extra, SECRET, "the compaction instructions");
     expect(extra).not.toMatch(/^\s*\{/m);
     expect(readdirSync(rulesDir).filter((f) => f.endsWith(".md")).length).toBeGreaterThan(0);

@@ -86,7 +86,7 @@ export function runSession(
     res.messages.push(msg);
     if (msg.type === "result") {
       res.results.push({ subtype: msg.subtype, is_error: msg.is_error, result: msg.result });
-      setTimeout(send, 1000); // a prompt sent at once races the transcript writer (cc-harness notes)
+      setTimeout(send, 1000); // a prompt sent at once races the transcript writer
     }
   });
   const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);

@@ -2,7 +2,7 @@
  * End to end through install.sh instead of the plugin: `install.sh --scope project` writes the hooks into
  * <project>/.claude/settings.json with absolute paths, then a real Claude Code session (offline, temp HOME,
  * mock API) states a rule with a secret and is AUTO-compacted (a faked 90k-token context with
- * CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000, as cc-harness documents; the plugin test covers manual /compact). The settings-file hooks must fire and the rule must be
+ * CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000; the plugin test covers manual /compact). The settings-file hooks must fire and the rule must be
  * in the first request after compaction, redacted. Skips only when the claude binary is missing.
  */
 import { spawnSync } from "node:child_process";

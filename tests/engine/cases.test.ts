@@ -1,5 +1,5 @@
 /**
- * Regression cases BL-01, BL-03 and BL-04 (project case list) run against the committed model,
+ * Regression cases BL-01, BL-03 and BL-04 (references/cases.md) run against the committed model,
  * plus the invariants every classified document must satisfy. Inputs are written out here so the
  * test does not depend on files outside the repo.
  */

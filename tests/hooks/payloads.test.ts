@@ -36,6 +36,26 @@ describe("malformed and empty payloads exit 0 with one stderr line", () => {
     for (const event of ["pre-compact", "session-start", "session-end"]) expectQuiet(runHook(event, stdin), pattern);
   });
 
+  it("Claude Code's own event names run the same hook as ours (PreCompact = pre-compact, ...)", () => {
+    const ours = tempProject();
+    const theirs = tempProject();
+    const a = runHook("pre-compact", payload(P.preManual, ours.transcript, ours.project));
+    const b = runHook("PreCompact", payload(P.preManual, theirs.transcript, theirs.project));
+    expect(b.code).toBe(0);
+    expect(b.stderr).toBe("");
+    expect(b.stdout).toBe(a.stdout);
+    expect(b.stdout).toMatch(/^Knowledge Triage: \d+ rules? (?:is|are) pinned/);
+    const rules = (project: string): Record<string, string> => Object.fromEntries(Object.entries(bytesOf(snapshot(rulesDirOf(project)))).filter(([f]) => f.endsWith(".md")));
+    expect(Object.keys(rules(theirs.project)).length).toBeGreaterThan(0);
+    expect(rules(theirs.project)).toEqual(rules(ours.project));
+    const start = runHook("SessionStart", payload(P.startCompact, theirs.transcript, theirs.project));
+    expect(start.code).toBe(0);
+    expect(start.stdout).toBe(runHook("session-start", payload(P.startCompact, ours.transcript, ours.project)).stdout);
+    expect(start.stdout).toContain("Do not add a co-author line to commit messages.");
+    // SessionEnd hands off to the worker: accepted (no "unknown hook event" line).
+    expect(runHook("SessionEnd", payload(P.end, theirs.transcript, theirs.project)).stderr).not.toMatch(/unknown hook event/);
+  });
+
   it("an unknown event or no event at all is reported, not failed", () => {
     expectQuiet(runHook("post-tool-use", "{}"), /unknown hook event 'post-tool-use'/);
     expectQuiet(runHook("", "{}"), /unknown hook event ''/);

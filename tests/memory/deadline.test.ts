@@ -191,7 +191,7 @@ describe("a deadline hit mid-transcript", () => {
     expect(offset).toBeGreaterThan(0);
     expect(offset).toBeLessThanOrEqual(1024);
     expect(r.stoppedAt).toEqual({ offset, size: Buffer.byteLength(body) });
-    expect(filesUnder(p.rulesDir)).toEqual([".state/rules.json", ".state/sessions/session-1.json"]);
+    expect(filesUnder(p.rulesDir)).toEqual([".state/.gitignore", ".state/rules.json", ".state/sessions/session-1.json"]);
     const next = await extractText(p, null);
     expect(next.added).toBe(1);
     expect(activeRules(p.rulesDir)).toEqual(["Never push to main."]);

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeLine, readLines, userUtterance } from "../../scripts/memory/transcript.js";
+import { cannotBeUser, decodeLine, readLines, userUtterance } from "../../scripts/memory/transcript.js";
 
 async function collect(body: Buffer | string, opts: Parameters<typeof readLines>[1] = {}) {
   const p = join(mkdtempSync(join(tmpdir(), "kt-tr-")), "t.jsonl");
@@ -73,5 +73,44 @@ describe("userUtterance", () => {
   });
   it("joins text blocks and keeps uuid, timestamp and session", () => {
     expect(userUtterance({ type: "user", uuid: "u", timestamp: "t", sessionId: "s", message: { role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] } })).toEqual({ text: "a\nb", uuid: "u", timestamp: "t", sessionId: "s" });
+  });
+});
+
+describe("cannotBeUser (the pre-check before JSON.parse)", () => {
+  const base = { parentUuid: "p", isSidechain: false, userType: "external", cwd: "/w", sessionId: "s", version: "2.1.197", type: "user", uuid: "u", timestamp: "t" };
+  const line = (o: object): Buffer => Buffer.from(JSON.stringify({ ...base, ...o }));
+  it.each([
+    ["a tool result (string content)", { message: { role: "user", content: [{ tool_use_id: "toolu_1", type: "tool_result", content: "x".repeat(1000) }] } }, true],
+    ["a tool result (type first)", { message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] } }, true],
+    ["a tool result beside a text block", { message: { role: "user", content: [{ tool_use_id: "t", type: "tool_result", content: "ok" }, { type: "text", text: "Never do that again." }] } }, false],
+    ["a meta line", { isMeta: true, message: { role: "user", content: "Caveat: ..." } }, true],
+    ["a sidechain line", { isSidechain: true, message: { role: "user", content: "Sub-agent prompt" } }, true],
+    ["a compact summary", { isCompactSummary: true, message: { role: "user", content: "This session is being continued..." } }, true],
+    ["the user's text", { message: { role: "user", content: "Always run the tests." } }, false],
+    ["the user's text quoting the patterns", { message: { role: "user", content: 'Skip lines with "content":[{"tool_use_id" and "isMeta":true in them.' } }, false],
+    ["an assistant line", { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Done." }] } }, true],
+  ])("%s", (_name, o, want) => {
+    expect(cannotBeUser(line(o))).toBe(want);
+  });
+  it("never skips a line of the real-CLI sessions in data/sessions that holds a user utterance", () => {
+    let skipped = 0;
+    let users = 0;
+    for (const d of readdirSync("data/sessions")) {
+      let text: string;
+      try {
+        text = readFileSync(join("data/sessions", d, "transcript.jsonl"), "utf8");
+      } catch {
+        continue;
+      }
+      for (const l of text.split("\n").filter(Boolean)) {
+        const isUser = typeof userUtterance(JSON.parse(l)) !== "string";
+        const skip = cannotBeUser(Buffer.from(l));
+        if (isUser) users++;
+        if (skip) skipped++;
+        expect(isUser && skip, l.slice(0, 200)).toBe(false);
+      }
+    }
+    expect(users).toBeGreaterThan(50);
+    expect(skipped).toBeGreaterThan(users);
   });
 });

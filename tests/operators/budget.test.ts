@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { estimateTokens, resolveBudget } from "../../scripts/engine/budget.js";
 import { bm25Index, bm25Scores, hashTerm, termHashes, terms } from "../../scripts/operators/bm25.js";
+import { compactBudget } from "../../scripts/cli/commands/compact-command.js";
+import { UsageError } from "../../scripts/errors.js";
 
 describe("estimateTokens", () => {
   it.each([
@@ -90,5 +92,19 @@ describe("termHashes", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("compactBudget (compact's --budget / --ratio / --ratio min)", () => {
+  it.each([
+    [{ ratio: "min" }, "min"],
+    [{ ratio: "0.5" }, { ratio: 0.5 }],
+    [{ ratio: "1" }, { ratio: 1 }],
+    [{ budget: "120" }, 120],
+  ])("%o -> %o", (flags, want) => {
+    expect(compactBudget(flags)).toEqual(want);
+  });
+  it.each([[{ ratio: "min", budget: "10" }], [{ ratio: "0" }], [{ ratio: "1.5" }], [{ ratio: "minimum" }], [{}], [{ budget: "10", ratio: "0.5" }], [{ budget: "0x10" }]])("%o is a usage error", (flags) => {
+    expect(() => compactBudget(flags)).toThrow(UsageError);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Pin stability with the committed model (model/model.json): a unit pinned in one compaction round
- * is pinned again in the next, because the pin is decided on its context-free scores (policy.isPinned).
+ * is pinned again in the next, because policy.decideUnits classifies each unit in the context compaction
+ * keeps byte for byte (text, kind, depth, heading path, lead-in).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -11,12 +12,12 @@ import { CompactionUnsafeError } from "../../scripts/errors.js";
 import { loadClassifier } from "../../scripts/io/model-file.js";
 import { compact } from "../../scripts/operators/compact.js";
 import { renderUnit } from "../../scripts/operators/layout.js";
-import { classifyForOperators, isPinned, isRule, type OperatorUnit } from "../../scripts/operators/policy.js";
+import { decideUnits, isRule } from "../../scripts/operators/policy.js";
 import { richMemoryDoc } from "./gen.js";
 
 const model = loadClassifier();
-const classify = (text: string): OperatorUnit[] => classifyForOperators(segment(text), model);
-const pinned = (units: OperatorUnit[]): string[] => units.filter((u) => isPinned(u)).map((u) => renderUnit(u, u.text));
+const classify = (text: string): ClassifiedUnit[] => decideUnits(segment(text), model);
+const pinned = (units: ClassifiedUnit[]): string[] => units.filter((u) => isRule(u)).map((u) => renderUnit(u, u.text));
 /** Line-aligned presence: `block` occurs in `text` as whole lines. */
 const present = (text: string, block: string): boolean => `\n${text}`.includes(`\n${block}\n`);
 
@@ -34,18 +35,23 @@ describe("pin stability with the committed model", () => {
     expect(model.name).toBe("model");
   });
 
-  it("context-free scores do not depend on the unit's neighbours or section mates", () => {
+  it("a unit's decided type and scores do not depend on its neighbours or section mates", () => {
+    let compared = 0;
     fc.assert(
       fc.property(richMemoryDoc, richMemoryDoc, (a, b) => {
-        const alone = new Map<string, string>();
-        for (const u of classify(a)) if (u.alone) alone.set(`${u.text}\u0000${u.headings.join("/")}\u0000${u.leadIn}\u0000${u.kind}\u0000${u.depth}`, JSON.stringify(u.alone));
-        for (const u of classify(`${a}\n${b}`)) {
-          const k = `${u.text}\u0000${u.headings.join("/")}\u0000${u.leadIn}\u0000${u.kind}\u0000${u.depth}`;
-          if (u.alone && alone.has(k)) expect(JSON.stringify(u.alone)).toBe(alone.get(k));
+        const seen = new Map<string, string>();
+        const key = (u: ClassifiedUnit): string => `${u.text}\u0000${u.headings.join("/")}\u0000${u.leadIn}\u0000${u.kind}\u0000${u.depth}`;
+        for (const u of classify(a)) seen.set(key(u), JSON.stringify([u.type, u.scores]));
+        for (const u of classify(`${b}\n${a}`)) {
+          const k = key(u);
+          if (!seen.has(k)) continue;
+          compared++;
+          expect(JSON.stringify([u.type, u.scores])).toBe(seen.get(k));
         }
       }),
       { numRuns: 40 },
     );
+    expect(compared).toBeGreaterThan(0);
   }, 60_000);
 
   it("five rounds of append-then-compact to one budget lose no unit pinned in any round (random documents and budgets)", () => {
@@ -94,25 +100,26 @@ describe("pin stability with the committed model", () => {
   }, 120_000);
 });
 
-describe("pin policy: context-free pin, union for copies", () => {
-  const base: OperatorUnit = {
+describe("the rule decision", () => {
+  const base: ClassifiedUnit = {
     line: 3, endLine: 3, text: "- The holdout set is read-only.", kind: "list-item", headings: ["Evaluation"], level: 0, depth: 0, leadIn: "",
-    type: "constraint", confidence: 0.55, scores: { constraint: 0.55, procedural: 0.05, belief: 0.35, preference: 0.03, episodic: 0.02 },
+    type: "belief", confidence: 0.55, scores: { constraint: 0.3, procedural: 0.1, belief: 0.55, preference: 0.03, episodic: 0.02 },
   };
-  it("compaction pins on the context-free scores when present, on the full-context scores otherwise", () => {
-    const lowAlone: OperatorUnit = { ...base, alone: { constraint: 0.2, procedural: 0.05, belief: 0.7, preference: 0.03, episodic: 0.02 } };
-    const highAlone: OperatorUnit = { ...base, type: "belief", confidence: 0.7, scores: { constraint: 0.2, procedural: 0.05, belief: 0.7, preference: 0.03, episodic: 0.02 }, alone: base.scores };
-    expect(isPinned(base)).toBe(true);
-    expect(isPinned(lowAlone)).toBe(false);
-    expect(isPinned(highAlone)).toBe(true);
-    // decompose and retrieve count a rule in either view
-    expect(isRule(lowAlone)).toBe(true);
-    expect(isRule(highAlone)).toBe(true);
+  it("a rule is a content unit whose decided type is constraint or procedural; headings and frontmatter never are", () => {
+    expect(isRule(base)).toBe(false);
+    expect(isRule({ ...base, type: "constraint" })).toBe(true);
+    expect(isRule({ ...base, type: "procedural" })).toBe(true);
+    expect(isRule({ ...base, type: "constraint", kind: "heading", level: 2, text: "## NEVER" })).toBe(false);
+    expect(isRule({ ...base, type: "constraint", kind: "frontmatter" })).toBe(false);
   });
-  it("halves the threshold under a heading that names rules", () => {
-    const weak: OperatorUnit = { ...base, type: "belief", confidence: 0.7, scores: { constraint: 0.25, procedural: 0.0, belief: 0.7, preference: 0.03, episodic: 0.02 } };
-    weak.alone = weak.scores;
-    expect(isPinned(weak)).toBe(false);
-    expect(isPinned({ ...weak, headings: ["NEVER"] })).toBe(true);
+  it("pinMass widens the decision and changes the type every operator sees; headings stay as they are", () => {
+    const units = segment("## Style\n\n- Indent with two spaces.\n");
+    const plain = decideUnits(units, model);
+    const wide = decideUnits(units, model, { pinMass: 0 });
+    const item = wide.find((u) => u.kind === "list-item") as ClassifiedUnit;
+    expect(isRule(item)).toBe(true);
+    expect(item.confidence).toBe(item.scores[item.type as "constraint" | "procedural"]);
+    expect(wide.find((u) => u.kind === "heading")?.type).toBe(plain.find((u) => u.kind === "heading")?.type);
+    expect(decideUnits(units, model, { pinMass: 1.01 }).map((u) => u.type)).toEqual(plain.map((u) => u.type));
   });
 });

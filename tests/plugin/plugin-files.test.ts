@@ -1,7 +1,7 @@
 /**
  * Static checks of the plugin files (the CLI's own `claude plugin validate --strict` runs in tests/e2e and
  * .ci/plugin.sh): Agent Skills frontmatter (spec keys only, name = folder), the hook table (exec form, the
- * bundle, known events, timeouts in seconds), the marketplace entry and the symlinked plugin folder.
+ * bundle, known events, timeouts in seconds), the marketplace entry and the plugin folder (real files copied by the build).
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";

@@ -1,22 +1,16 @@
 import { getHeapStatistics } from "node:v8";
 import type { Command } from "commander";
-import { classifyMarkdown } from "../../engine/classify.js";
 import { TYPES, type ClassifiedUnit } from "../../engine/types.js";
 import { loadClassifier } from "../../io/model-file.js";
+import { segment } from "../../engine/units.js";
+import { decideUnits } from "../../operators/policy.js";
+import type { ClassifyRowJson } from "../json-output.js";
 import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
 import { visibleName, visibleTruncated } from "../../terminal.js";
 import { UsageError } from "../../errors.js";
 
-/** One row of `triage classify --json` (see ClassifyRowSchema in schemas.ts). */
-export interface ClassifyRow {
-  file: string;
-  line: number;
-  endLine: number;
-  text: string;
-  type: ClassifiedUnit["type"];
-  confidence: number;
-  scores: Record<(typeof TYPES)[number], number>;
-}
+/** One row of `triage classify --json` (ClassifyRowSchema in json-output.ts). */
+export type ClassifyRow = ClassifyRowJson;
 
 const round = (x: number): number => Math.round(x * 1e4) / 1e4;
 
@@ -110,7 +104,7 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
     chars += input.text.length;
     checkHeapRoom(chars, f);
     for (const w of input.warnings) stderrLine(`warning: ${w}`);
-    const fileRows = toRows(f, classifyMarkdown(input.text, classifier));
+    const fileRows = toRows(f, decideUnits(segment(input.text), classifier)); // the types compact, decompose and retrieve act on
     perFile.push({ file: f, count: fileRows.length });
     for (const r of fileRows) rows.push(r); // not push(...rows): a spread of 125,000+ arguments overflows the stack
   }

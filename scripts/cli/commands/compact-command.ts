@@ -1,13 +1,13 @@
 import type { Command } from "commander";
-import { resolveBudget, estimateTokens } from "../../engine/budget.js";
+import { resolveBudget } from "../../engine/budget.js";
 import { segment } from "../../engine/units.js";
-import { classifyForOperators } from "../../operators/policy.js";
+import { decideUnits } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
-import { compact } from "../../operators/compact.js";
-import { CompactReportSchema } from "../operator-json.js";
+import { type CompactOptions, compact } from "../../operators/compact.js";
+import { CompactErrorSchema, CompactReportSchema } from "../operator-json.js";
 
 /** Parse a --budget / --ratio pair into a token budget for an input of `inputTokens` tokens (UsageError on bad input). */
 export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inputTokens: number, names = ["--budget", "--ratio"]): number {
@@ -36,21 +36,17 @@ export function pinMassFlag(s: string | undefined): number | undefined {
   return v;
 }
 
-/** Longest rule text shown per line of a COMPACTION_UNSAFE message, in characters. */
-const UNFIT_TEXT_MAX = 200;
-/** Most rules listed in a COMPACTION_UNSAFE message before "... and N more". */
-const UNFIT_LIST_MAX = 20;
-
 /**
- * Rebuild a COMPACTION_UNSAFE error so its message stays short whatever the rules' size: each listed
- * rule ("L<line>: text") is cut to UNFIT_TEXT_MAX characters with an ellipsis, at most UNFIT_LIST_MAX
- * rules, then "... and N more". `needed` and the full `unfit` list are kept on the error.
+ * The budget of `compact` from its flags: `--ratio min` asks for the smallest safe compaction,
+ * `--ratio R` a ratio of the input kept whole, `--budget N` tokens. UsageError on bad input (as budgetFromFlags).
  */
-export function capUnsafeMessage(e: CompactionUnsafeError): CompactionUnsafeError {
-  const head = e.message.split("\n")[0] ?? e.message;
-  const shown = e.unfit.slice(0, UNFIT_LIST_MAX).map((s) => `  ${s.length > UNFIT_TEXT_MAX ? `${s.slice(0, UNFIT_TEXT_MAX - 1)}…` : s}`);
-  if (e.unfit.length > UNFIT_LIST_MAX) shown.push(`  ... and ${e.unfit.length - UNFIT_LIST_MAX} more`);
-  return new CompactionUnsafeError(`${head.length > 400 ? `${head.slice(0, 399)}…` : head}\n${shown.join("\n")}`, e.needed, e.unfit);
+export function compactBudget(flags: { budget?: string; ratio?: string }): CompactOptions["budget"] {
+  if (flags.ratio === "min") {
+    if (flags.budget !== undefined) throw new UsageError("give either --budget or --ratio min, not both");
+    return "min";
+  }
+  const tokens = budgetFromFlags(flags, 1); // validates both flags (exactly one, decimal notation, range)
+  return flags.budget !== undefined ? tokens : { ratio: Number(flags.ratio) };
 }
 
 interface CompactFlags {
@@ -63,18 +59,18 @@ interface CompactFlags {
   force?: boolean;
 }
 
-/** `triage compact <file|-> (--budget N | --ratio R) [-o out] [--json]`. */
+/** `triage compact <file|-> (--budget N | --ratio R | --ratio min) [-o out] [--json]`; exit 2 (with --json: a CompactErrorSchema object on stdout) when the rules do not fit. */
 export function registerCompact(program: Command): void {
   program
     .command("compact")
     .description("compact a memory file to a token budget: rules kept word for word, beliefs compressed, preferences merged, episodes dropped")
     .argument("<file>", "markdown memory file, or - for stdin")
     .option("--budget <tokens>", "budget in tokens (estimateTokens: ~4 Latin characters or 1 CJK character per token)")
-    .option("--ratio <r>", "budget as a ratio of the input's token estimate, e.g. 0.1")
+    .option("--ratio <r>", "budget as a ratio of the input's token estimate, e.g. 0.5 (1 always fits); min = the smallest safe compaction")
     .option("-o, --output <file>", "write the compacted markdown here (default, or -: stdout)")
     .option("--json", "print a JSON report (budget, sizes, per-unit action) instead of the text")
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
-    .option("--pin-mass <p>", "also pin units with P(constraint)+P(procedural) >= p (default 0.4)")
+    .option("--pin-mass <p>", "also count units with P(constraint)+P(procedural) >= p as rules (default: the classifier's type alone)")
     .option("--force", "allow -o to overwrite an existing file (even the input)")
     .action((file: string, opts: CompactFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
@@ -82,14 +78,18 @@ export function registerCompact(program: Command): void {
       const input = readInput(file);
       if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
       for (const w of input.warnings) stderrLine(`warning: ${w}`);
-      const units = classifyForOperators(segment(input.text), loadClassifier(opts.model));
-      const inputTokens = units.length ? estimateTokens(`${units.map((u) => u.text).join("\n")}\n`) : 0;
-      const budget = budgetFromFlags(opts, inputTokens);
+      const budget = compactBudget(opts);
+      const pinMass = pinMassFlag(opts.pinMass);
+      const units = decideUnits(segment(input.text), loadClassifier(opts.model), { pinMass });
       let result: ReturnType<typeof compact>;
       try {
-        result = compact(units, { budget, pinMass: pinMassFlag(opts.pinMass) }); // throws CompactionUnsafeError: nothing written
+        result = compact(units, { budget }); // throws CompactionUnsafeError: nothing written
       } catch (e) {
-        throw e instanceof CompactionUnsafeError ? capUnsafeMessage(e) : e;
+        if (opts.json && e instanceof CompactionUnsafeError) {
+          const error = CompactErrorSchema.parse({ file, error: { code: e.code, message: e.message, budget: e.budget, needed: e.needed, smallestRatio: e.smallestRatio, unfit: e.unfit } });
+          writeStdout(`${JSON.stringify(error)}\n`);
+        }
+        throw e;
       }
       if (opts.output) writeFileAtomic(opts.output, result.text);
       if (opts.json) {
@@ -99,6 +99,7 @@ export function registerCompact(program: Command): void {
           before: result.before,
           after: result.after,
           needed: result.needed,
+          smallestRatio: result.smallestRatio,
           output: opts.output ?? null,
           text: result.text,
           units: result.units,
@@ -107,7 +108,7 @@ export function registerCompact(program: Command): void {
       } else if (!opts.output) {
         writeStdout(result.text);
       } else {
-        stderrLine(`compacted ${result.before} -> ${result.after} tokens (budget ${budget}); wrote ${opts.output}`);
+        stderrLine(`compacted ${result.before} -> ${result.after} tokens (budget ${result.budget}); wrote ${opts.output}`);
       }
     });
 }

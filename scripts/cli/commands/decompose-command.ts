@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import * as z from "zod/mini";
 import { estimateTokens } from "../../engine/budget.js";
 import { segment } from "../../engine/units.js";
-import { classifyForOperators } from "../../operators/policy.js";
+import { decideUnits } from "../../operators/policy.js";
 import { TriageError, UsageError } from "../../errors.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { loadClassifier } from "../../io/model-file.js";
@@ -60,7 +60,7 @@ export function registerDecompose(program: Command): void {
     .option("--max-tokens <n>", "partition by size: at most n tokens of native content per partition")
     .option("--max-ratio <r>", "partition by size: at most r x the base's token estimate per partition")
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
-    .option("--pin-mass <p>", "also treat units with P(constraint)+P(procedural) >= p as rules (default 0.4)")
+    .option("--pin-mass <p>", "also count units with P(constraint)+P(procedural) >= p as rules (default: the classifier's type alone)")
     .option("--json", "print the manifest on stdout as well")
     .option("--force", "allow overwriting existing files in --out that an earlier decompose run did not write (even inputs)")
     .action((files: string[], opts: DecomposeFlags, cmd: Command) => {
@@ -76,16 +76,16 @@ export function registerDecompose(program: Command): void {
         if (e instanceof UsageError) throw e; // a missing folder is created
       }
       const classifier = loadClassifier(opts.model);
+      const pinMass = pinMassFlag(opts.pinMass);
       const docs: MemoryDoc[] = files.map((f) => {
         const input = readInput(f);
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
-        return { name: f, units: classifyForOperators(segment(input.text), classifier) };
+        return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
       });
       const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
-      const pinMass = pinMassFlag(opts.pinMass);
       const result = bySize
-        ? decompose(docs, { by: "size", maxTokens: budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]), pinMass })
-        : decompose(docs, { by: "section", pinMass });
+        ? decompose(docs, { by: "size", maxTokens: budgetFromFlags({ budget: opts.maxTokens, ratio: opts.maxRatio }, total, ["--max-tokens", "--max-ratio"]) })
+        : decompose(docs, { by: "section" });
       if (result.violations.length > 0) throw new TriageError(`internal: ${result.violations.length} locality violations`, "INTERNAL", 1);
       const manifest = ManifestSchema.parse({
         format: "knowledge-triage/decompose",

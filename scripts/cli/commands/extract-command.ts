@@ -78,6 +78,7 @@ export function registerExtract(program: Command): void {
         `${report.linesRead} lines read, ${report.linesSkipped} skipped, ${report.candidates} candidate sentences, ${report.kept} kept: ` +
           `${report.added} added, ${report.updated} updated, ${report.retired} retired\n`,
       );
-      for (const f of report.files) writeStdout(`${verb} ${visibleName(f)}\n`);
+      const changed = new Set(report.changed);
+      for (const f of report.files) writeStdout(`${changed.has(f) ? verb : "unchanged"} ${visibleName(f)}\n`);
     });
 }

@@ -74,7 +74,7 @@ export function registerLabel(program: Command): void {
         const input = readInput(f);
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
         for (const u of classifyMarkdown(input.text, classifier)) {
-          // Headings are classified but not scored or trained on (labelling-rules.md), so not candidates.
+          // Headings are classified but not scored or trained on (references/taxonomy.md), so not candidates.
           if (u.type === "structure" || u.kind === "heading") continue;
           const row: LabelRow = {
             file: f,

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { segment } from "../../engine/units.js";
-import { classifyForOperators } from "../../operators/policy.js";
+import { decideUnits } from "../../operators/policy.js";
 import { UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
@@ -30,19 +30,20 @@ export function registerRetrieve(program: Command): void {
     .option("-k <n>", "number of results (in-scope rules are never cut)", "10")
     .option("--json", "print JSON")
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
-    .option("--pin-mass <p>", "also treat units with P(constraint)+P(procedural) >= p as rules (default 0.4)")
+    .option("--pin-mass <p>", "also count units with P(constraint)+P(procedural) >= p as rules (default: the classifier's type alone)")
     .action((query: string, opts: RetrieveFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k < 1) throw new UsageError(`-k must be a positive integer, got "${opts.k}"`);
       if (query.trim() === "") throw new UsageError("empty query");
       const classifier = loadClassifier(opts.model);
+      const pinMass = pinMassFlag(opts.pinMass);
       const docs: MemoryDoc[] = (opts.base ?? []).map((f) => {
         const input = readInput(f);
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
-        return { name: f, units: classifyForOperators(segment(input.text), classifier) };
+        return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
       });
-      const r = retrieve(docs, query, { k, path: opts.path, pinMass: pinMassFlag(opts.pinMass) });
+      const r = retrieve(docs, query, { k, path: opts.path });
       if (r.exceeded) stderrLine(`note: ${r.inScope} in-scope rules exceed -k ${k}; all of them are returned`);
       if (opts.json) {
         const json = RetrieveJsonSchema.parse({

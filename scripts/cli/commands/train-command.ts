@@ -87,7 +87,7 @@ export function registerTrain(program: Command): void {
       const train = loadLabelledData(data);
       const test = opts.test ? loadLabelledData(opts.test) : null;
       for (const w of [...train.warnings, ...(test?.warnings ?? [])]) stderrLine(`warning: ${w}`);
-      // Headings are not scored (labelling-rules.md) and their labels are the noisiest: train on scored units only.
+      // Headings are not scored (references/taxonomy.md) and their labels are the noisiest: train on scored units only.
       const examples = buildExamples(train.docs, false);
       if (examples.length < 10) throw new UsageError(`${data}: only ${examples.length} labelled units; need at least 10`);
       const bar = progressBar((options.folds + 1) * options.epochs);

@@ -14,6 +14,11 @@ export interface ExtractOptions {
   transcriptPath: string;
   /** Rules folder, e.g. `<project>/.claude/rules/knowledge-triage` (see defaultRulesDir). */
   rulesDir: string;
+  /**
+   * Folder every write must stay inside, symbolic links resolved (state.ts assertInsideRoot); default: the project
+   * folder for the `<project>/.claude/rules/knowledge-triage` layout, else the rules folder itself.
+   */
+  root?: string;
   /** Session id (defaults to the transcript's file name without `.jsonl`). */
   sessionId?: string;
   /** Classifier used to type each sentence (model or regex tier). */
@@ -57,6 +62,8 @@ export interface ExtractReport {
   retired: number;
   /** Rule files (absolute paths) written or confirmed in this run. */
   files: string[];
+  /** The subset of `files` whose bytes this run changed (in a dry run: would change). */
+  changed: string[];
   warnings: string[];
   /**
    * Only when the run stopped at its deadline: `offset`, the byte where the next run continues (everything
@@ -69,7 +76,7 @@ export interface ExtractReport {
  * Extract durable user rules from a transcript into the rules folder (incremental, locked, atomic).
  * Never throws on malformed transcript content (corrupt, torn, huge or non-UTF-8 lines are skipped and
  * counted). Throws TriageError: UsageError for a missing transcript, LOCK_BUSY when another run holds
- * the lock for more than `lockWaitMs`, INTERRUPTED (exit 130/143) on SIGINT/SIGTERM, RULES_DIR_UNWRITABLE, STATE_INVALID for a corrupt sidecar.
+ * the lock for more than `lockWaitMs`, OUTSIDE_PROJECT when a symbolic link on the rules path leads out of `root`, INTERRUPTED (exit 130/143) on SIGINT/SIGTERM, RULES_DIR_UNWRITABLE, STATE_INVALID for a corrupt sidecar.
  * An empty transcript writes nothing and returns a warning. An expired `deadline` is not an error: the run
  * writes what it finished (at least its first batch) and returns with `stoppedAt` (and the same line first among the warnings).
  */

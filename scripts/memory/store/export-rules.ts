@@ -1,6 +1,6 @@
 /**
  * `triage export`: write the pinned rules (the `.md` files of the rules folder, as on disk) in another
- * agent's native instruction format (research/integration.md §5.2):
+ * agent's native instruction format (references/claude-code.md §6):
  * - cursor:   .cursor/rules/knowledge-triage.mdc (alwaysApply: true) + one .mdc per glob (globs: …)
  * - copilot:  .github/instructions/knowledge-triage.instructions.md (applyTo: "**") + one per glob
  * - windsurf: .windsurf/rules/knowledge-triage.md (trigger: always_on) + one per glob (trigger: glob)
@@ -17,8 +17,8 @@ import { dirname, join, resolve } from "node:path";
 import * as z from "zod/mini";
 import { globSlug } from "../render.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned-rules.js";
-import { stateDir, toJson, writeIfChanged } from "./state.js";
-import { ExportConflictError } from "../../errors.js";
+import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
+import { ExportConflictError, WriteError } from "../../errors.js";
 import { makeDirs } from "../../io/write-files.js";
 export { ExportConflictError };
 
@@ -117,6 +117,17 @@ function checkOwned(p: string, current: string, next: string | null, recorded: R
   throw new ExportConflictError(`refusing to ${verb} ${p}: ${why} (use --force to replace it)`);
 }
 
+/** Run one write step for `path`; a system error (EACCES, ENOTDIR, EROFS, ENOSPC...) becomes WriteError naming `path`. */
+function writing(path: string, step: () => void): void {
+  try {
+    step();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === "string") throw new WriteError(path, code);
+    throw e;
+  }
+}
+
 /**
  * Export the rules of `rulesDir` into `projectDir` in `format`. Writes only changed files; removes our own
  * per-glob files that no longer have rules. Returns the paths written or kept, and the removed ones.
@@ -150,20 +161,25 @@ export function exportRules(
   const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
-    makeDirs(dirname(p));
     const content = f.block ? mergeBlock(existsSync(p) ? readText(p) : null, f.content) : f.content;
-    writeIfChanged(p, content);
+    writing(p, () => {
+      makeDirs(dirname(p));
+      writeIfChanged(p, content);
+    });
     if (!f.block) next[resolve(p)] = sha256(content);
     files.push(p);
   }
   for (const p of stale) {
-    unlinkSync(p);
+    writing(p, () => unlinkSync(p));
     delete next[resolve(p)];
     removed.push(p);
   }
   if (JSON.stringify(next) !== JSON.stringify(recorded)) {
-    makeDirs(stateDir(rulesDir));
-    writeIfChanged(join(stateDir(rulesDir), EXPORT_STATE), toJson({ version: 1, files: next }));
+    const state = join(stateDir(rulesDir), EXPORT_STATE);
+    writing(state, () => {
+      ensureStateDir(rulesDir);
+      writeIfChanged(state, toJson({ version: 1, files: next }));
+    });
   }
   return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0) };
 }

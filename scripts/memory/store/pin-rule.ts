@@ -11,7 +11,7 @@ import { normaliseGlob } from "../../operators/scope.js";
 import { applyStatement } from "../consolidate.js";
 import { redactTexts } from "../redact.js";
 import { recoverFromFiles, syncRuleFiles } from "./rule-files.js";
-import { acquireLock, isUserRulesDir, loadStore, saveStore } from "./state.js";
+import { acquireLock, assertInsideRoot, isUserRulesDir, loadStore, saveStore } from "./state.js";
 
 /** Options of one pin. */
 export interface PinOptions {
@@ -49,6 +49,7 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
   let type = opts.type;
   if (!type) type = classifySentence(text, opts.classifier).type === "procedural" ? "procedural" : "constraint";
   const rulesDir = resolve(opts.rulesDir);
+  assertInsideRoot(rulesDir);
   const release = await acquireLock(rulesDir);
   try {
     const store = loadStore(rulesDir);
@@ -56,7 +57,7 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
     const before = store.rules.length;
     const wasRetired = new Set(store.rules.filter((r) => r.status === "retired").map((r) => r.id));
     const res = applyStatement(store, { text, type, globs, score: 0, source: { session: "pin", line: 0, offset: 0 }, origin: "pin", kind: "rule" });
-    const sync = syncRuleFiles(rulesDir, store);
+    const sync = syncRuleFiles(rulesDir, store, (s) => saveStore(rulesDir, s));
     saveStore(rulesDir, store);
     const status = store.rules.length > before ? "added" : res.ruleId && wasRetired.has(res.ruleId) ? "reactivated" : "exists";
     return { status, id: res.ruleId ?? "", text, globs, files: sync.files, warnings: [...red.warnings, ...sync.warnings] };

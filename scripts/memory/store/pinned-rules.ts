@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { redactSync } from "../redact.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 
-/** Hook output cap of Claude Code is 10,000 characters (research/integration.md §1.4); we default below it. */
+/** Hook output cap of Claude Code is 10,000 characters (references/claude-code.md §1.3); we default below it. */
 export const DEFAULT_MAX_CHARS = 9500;
 
 /**

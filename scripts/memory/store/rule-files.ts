@@ -4,6 +4,11 @@
  * rewritten or deleted again (a warning says so), rules the user removed from it are retired
  * ("removed-by-hand"), and new rules go to another file name. `.md` files we did not write are never
  * touched. Only `<rulesDir>/*.md` and `<rulesDir>/.state/` are ever written.
+ *
+ * Crash consistency: before the first file is replaced or removed, the store is saved with every file it is
+ * about to change and the bytes that file may still hold (FileRecord.prev); only then are files written, and
+ * the caller saves the final store. A kill at any step leaves files that each match their record's old or new
+ * bytes, so the next run takes none of them for a hand edit and writes what an uninterrupted run would have.
  */
 import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -25,8 +30,8 @@ export interface SyncResult {
   retired: number;
 }
 
-/** Text of a rule file, or null when it is missing, unreadable, not a regular file (a FIFO) or over INPUT_MAX_BYTES. */
-function readOrNull(p: string): string | null {
+/** Text of a rule file (`p`), or null when it is missing, unreadable, not a regular file (a FIFO) or over INPUT_MAX_BYTES. */
+export function readOrNull(p: string): string | null {
   try {
     return readFileCapped(p, { maxBytes: INPUT_MAX_BYTES }).toString("utf8");
   } catch {
@@ -84,6 +89,13 @@ export function recoverFromFiles(rulesDir: string, store: Store): number {
   return n;
 }
 
+/** True when `cur` (a file's text, null when missing) is what we last wrote there, or what it held before a write a crash interrupted. */
+function isOurs(rec: Store["files"][string], cur: string | null): boolean {
+  if (cur === null) return rec.prev === null;
+  const h = sha256(cur);
+  return h === rec.sha256 || (typeof rec.prev === "string" && h === rec.prev);
+}
+
 /**
  * Detect hand edits (mutating `store.files` and retiring rules removed by hand), then plan the files.
  * Pure with respect to the rules folder except for reads. Used by both sync and dry runs.
@@ -97,7 +109,7 @@ export function reconcile(rulesDir: string, store: Store): { plan: PlannedFile[]
   for (const r of store.rules) if (!byId.has(r.id)) byId.set(r.id, r);
   for (const [name, rec] of Object.entries(store.files)) {
     const cur = readOrNull(join(rulesDir, name));
-    const edited = rec.handEdited === true || cur === null || sha256(cur) !== rec.sha256;
+    const edited = rec.handEdited === true || !isOurs(rec, cur);
     if (!edited) continue;
     if (!rec.handEdited) warnings.push(`${name} was ${cur === null ? "deleted" : "edited"} by hand; it is left as is and new rules go to another file`);
     rec.handEdited = true;
@@ -123,26 +135,44 @@ export function reconcile(rulesDir: string, store: Store): { plan: PlannedFile[]
 /**
  * Write the planned files (atomic, only when bytes change), delete files we wrote earlier that hold no
  * active rule any more (only when unedited), and record hashes in `store.files`. Mutates `store`.
+ * `journal(store)` is called once, before the first file changes, when any will (the run saves the store
+ * there: see the file comment); the caller saves the final store afterwards.
  */
-export function syncRuleFiles(rulesDir: string, store: Store): SyncResult {
+export function syncRuleFiles(rulesDir: string, store: Store, journal: (s: Store) => void = () => {}): SyncResult {
   const { plan, frozen, warnings, retired } = reconcile(rulesDir, store);
   makeDirs(rulesDir);
-  const written: string[] = [];
-  const removed: string[] = [];
   const planned = new Set(plan.map((p) => p.name));
+  // 1. What will change, and the bytes each file may hold until it has (recorded in `prev`).
+  const writes: typeof plan = [];
   for (const p of plan) {
-    if (writeIfChanged(join(rulesDir, p.name), p.content)) written.push(p.name);
-    store.files[p.name] = { sha256: sha256(p.content), ruleIds: p.ruleIds };
+    const cur = readOrNull(join(rulesDir, p.name));
+    const was = cur === null ? null : sha256(cur);
+    const sha = sha256(p.content);
+    store.files[p.name] = { sha256: sha, ruleIds: p.ruleIds };
+    if (was === sha) continue;
+    writes.push(p);
+    (store.files[p.name] as Store["files"][string]).prev = was;
   }
+  const removals: string[] = [];
   for (const [name, rec] of Object.entries(store.files)) {
     if (planned.has(name) || rec.handEdited) continue;
-    const path = join(rulesDir, name);
-    const cur = readOrNull(path);
-    if (cur !== null && sha256(cur) === rec.sha256) {
-      unlinkSync(path);
-      removed.push(name);
-    }
-    delete store.files[name];
+    // Unedited (reconcile froze the rest): ours to remove. Missing afterwards is fine (prev null).
+    if (readOrNull(join(rulesDir, name)) !== null) removals.push(name);
+    rec.prev = null;
+  }
+  if (writes.length > 0 || removals.length > 0) journal(store);
+  // 2. The files themselves.
+  const written: string[] = [];
+  for (const p of writes) if (writeIfChanged(join(rulesDir, p.name), p.content)) written.push(p.name);
+  const removed: string[] = [];
+  for (const name of removals) {
+    unlinkSync(join(rulesDir, name));
+    removed.push(name);
+  }
+  // 3. Settled: drop the records of removed files and the in-flight marks.
+  for (const [name, rec] of Object.entries(store.files)) {
+    if (!planned.has(name) && !rec.handEdited) delete store.files[name];
+    else delete rec.prev;
   }
   const sortedFiles: Store["files"] = {};
   for (const k of Object.keys(store.files).sort()) sortedFiles[k] = store.files[k] as Store["files"][string];

@@ -1,17 +1,17 @@
 /**
  * I/O of the extraction state in `<rulesDir>/.state/` (JSON only, never .md, because Claude Code loads
- * every `.md` under `.claude/rules/` recursively, research/integration.md §4): the rule store
+ * every `.md` under `.claude/rules/` recursively, references/claude-code.md §3): the rule store
  * `rules.json`, per-session cursors `sessions/<id>.json`, and the lock (`lock/`, see acquireLock). Writes are atomic
  * (temp file + rename in the same folder) and skipped when the bytes would not change.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./store-schema.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { makeDirs, replaceAtomically } from "../../io/write-files.js";
-import { LockBusyError, StateError, TriageError } from "../../errors.js";
+import { LockBusyError, OutsideProjectError, StateError, TriageError } from "../../errors.js";
 import { stateDir } from "../../paths.js";
 
 /** Re-exported: the classes live with the other error classes in scripts/errors.ts. */
@@ -19,7 +19,7 @@ export { LockBusyError, StateError };
 
 /**
  * True when `rulesDir` is inside the user-level rules folder (`$CLAUDE_CONFIG_DIR/rules` or `~/.claude/rules`),
- * where Claude Code ignores `paths:` frontmatter (anthropics/claude-code#22170, #57722; cases.md BL-30).
+ * where Claude Code ignores `paths:` frontmatter (references/claude-code.md §3; references/cases.md BL-30).
  */
 export function isUserRulesDir(rulesDir: string): boolean {
   const cfg = process.env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude");
@@ -30,8 +30,76 @@ export function isUserRulesDir(rulesDir: string): boolean {
 
 export { stateDir };
 
+/**
+ * The boundary writes into `rulesDir` must stay inside: for the default layout `<project>/.claude/rules/knowledge-triage`
+ * the project folder, else the rules folder itself (a folder the user named explicitly).
+ */
+export function writeRoot(rulesDir: string): string {
+  const r = resolve(rulesDir);
+  const tail = join(".claude", "rules", "knowledge-triage");
+  return r.endsWith(sep + tail) ? r.slice(0, r.length - tail.length - 1) || sep : r;
+}
 
+/** Real path of `p`, or null when it does not exist (a dangling link counts as existing: its target is reported). */
+function realOrNull(p: string): string | null {
+  try {
+    lstatSync(p);
+  } catch {
+    return null;
+  }
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(dirname(p), readlinkSync(p));
+  }
+}
 
+/**
+ * Refuse to write through a symbolic link that leaves `root` (default writeRoot(rulesDir)): every existing folder
+ * from `root` down to `rulesDir`, the state folder with its `sessions/`, `hooks/` and `lock/`, and the hook log
+ * (appended to, so a link would be followed) must resolve to
+ * a path inside the real path of `root`. Links that stay inside are fine, as are links above `root` (`/tmp` on
+ * macOS). Throws OutsideProjectError naming the link and where it leads; reads only.
+ */
+export function assertInsideRoot(rulesDir: string, root: string = writeRoot(rulesDir)): void {
+  const top = resolve(root);
+  const realTop = realOrNull(top) ?? top;
+  const r = resolve(rulesDir);
+  const st = stateDir(r);
+  const chain: string[] = [];
+  for (let d = r; d.startsWith(top) && d !== dirname(d); d = dirname(d)) {
+    chain.push(d);
+    if (d === top) break;
+  }
+  for (const p of [...chain.reverse(), st, join(st, "sessions"), join(st, "hooks"), join(st, "lock"), join(st, "hook.log")]) {
+    const real = realOrNull(p);
+    if (real !== null && real !== realTop && !real.startsWith(realTop + sep)) {
+      throw new OutsideProjectError(`refusing to write into ${r}: ${p} leads to ${real}, outside ${top} (a symbolic link)`);
+    }
+  }
+}
+
+/** Text of the `.gitignore` written into the state folder: none of it (cursors with absolute transcript paths, the hook log, the lock) belongs in git, even when a team commits `.claude/rules/`. */
+export const STATE_GITIGNORE = "# Written by knowledge-triage: machine-local state (cursors, hook log, lock); never commit it.\n*\n";
+
+/**
+ * Create the state folder of `rulesDir` (and its parents) with its `.gitignore` (STATE_GITIGNORE) and return its
+ * path. Only the writers that keep something there call it (not the lock), so a run that keeps nothing can remove
+ * the folder again. Throws the fs error of makeDirs; the `.gitignore` itself is best effort.
+ */
+export function ensureStateDir(rulesDir: string): string {
+  const dir = stateDir(rulesDir);
+  makeDirs(dir);
+  const ignore = join(dir, ".gitignore");
+  if (!existsSync(ignore)) {
+    try {
+      writeFileSync(ignore, STATE_GITIGNORE, { flag: "wx" });
+    } catch {
+      // written meanwhile by another run, or a read-only folder: nothing to add
+    }
+  }
+  return dir;
+}
 /**
  * Write `data` to `path` atomically (temp file `<path>.<pid>.<n>.tmp` in the same folder, then rename).
  * Returns false (and writes nothing) when the file already holds exactly these bytes.
@@ -63,11 +131,38 @@ export function loadStore(rulesDir: string): Store {
   }
 }
 
+/**
+ * Load `rules.json` for an extraction run: like loadStore, but a corrupt store is not an error. It is moved
+ * aside to `rules.json.corrupt-<UTC time>` (kept, never deleted; with `keepAside` false it is left in place, for
+ * dry runs) and an empty store is returned, which the run rebuilds from the rule files as when the state folder
+ * is missing (rule-files.ts recoverFromFiles). `now` names the file. Returns the store and, then, a warning.
+ */
+export function loadStoreForRun(rulesDir: string, keepAside: boolean, now: Date = new Date()): { store: Store; warning?: string } {
+  try {
+    return { store: loadStore(rulesDir) };
+  } catch (e) {
+    if (!(e instanceof StateError)) throw e;
+    const p = join(stateDir(rulesDir), "rules.json");
+    if (!keepAside) return { store: emptyStore(), warning: `${p} is corrupt; rebuilding the rules from the rule files` };
+    const aside = `${p}.corrupt-${now.toISOString().replace(/[:.]/g, "-")}`;
+    renameSync(p, aside);
+    return { store: emptyStore(), warning: `${p} was corrupt: kept as ${aside}; rules rebuilt from the rule files` };
+  }
+}
+
 /** Save `rules.json` atomically if changed (validated with StoreSchema first). Returns true when written. */
 export function saveStore(rulesDir: string, store: Store): boolean {
-  const dir = stateDir(rulesDir);
-  makeDirs(dir);
+  const dir = ensureStateDir(rulesDir);
   return writeIfChanged(join(dir, "rules.json"), toJson(StoreSchema.parse(store)));
+}
+
+/** True when `rules.json` already holds exactly the bytes saveStore would write for `store`. */
+export function storeSaved(rulesDir: string, store: Store): boolean {
+  try {
+    return readFileSync(join(stateDir(rulesDir), "rules.json"), "utf8") === toJson(StoreSchema.parse(store));
+  } catch {
+    return false;
+  }
 }
 
 function cursorPath(rulesDir: string, sessionId: string): string {
@@ -87,7 +182,7 @@ export function loadCursor(rulesDir: string, sessionId: string): Cursor | null {
 /** Save a session cursor atomically if changed. */
 export function saveCursor(rulesDir: string, c: Cursor): boolean {
   const p = cursorPath(rulesDir, c.sessionId);
-  makeDirs(join(stateDir(rulesDir), "sessions"));
+  makeDirs(join(ensureStateDir(rulesDir), "sessions"));
   return writeIfChanged(p, toJson(CursorSchema.parse(c)));
 }
 
@@ -115,9 +210,41 @@ export function prefixHashes(path: string, offset: number): { headHash: string; 
   }
 }
 
+/** Temp files of replaceAtomically (`<name>.<pid>.<n>.tmp`, write-files.ts). */
+const TEMP_RE = /^.+\.(\d+)\.\d+\.tmp$/;
+
+/**
+ * Remove temp files a killed writer left in the rules folder, the state folder and its `sessions/` (names of
+ * replaceAtomically's form whose pid is no longer alive; another live process's file is left alone). Call it
+ * holding the lock. Returns how many were removed; never throws.
+ */
+export function removeStrayTemps(rulesDir: string): number {
+  let n = 0;
+  const st = stateDir(rulesDir);
+  for (const dir of [rulesDir, st, join(st, "sessions")]) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = TEMP_RE.exec(name);
+      if (!m || (Number(m[1]) !== process.pid && pidAlive(Number(m[1])))) continue;
+      try {
+        unlinkSync(join(dir, name));
+        n++;
+      } catch {
+        // gone meanwhile, or not ours to remove
+      }
+    }
+  }
+  return n;
+}
+
 /** Default time (ms) `acquireLock` waits for a busy lock: the CLI's budget; hooks pass HOOK_LOCK_WAIT_MS. */
 export const LOCK_WAIT_MS = 30_000;
-/** Lock wait of a hook (ms): well inside Claude Code's 30 s hook timeout (research/integration.md §1.5). */
+/** Lock wait of a hook (ms): well inside Claude Code's 30 s hook timeout (references/claude-code.md §1.4). */
 export const HOOK_LOCK_WAIT_MS = 10_000;
 /** A lock folder without a readable owner file older than this (ms) is stale (its holder died before writing it). */
 export const LOCK_STALE_NO_OWNER_MS = 3_000;

@@ -46,22 +46,19 @@ export const RuleSchema = z.object({
 });
 export type Rule = z.infer<typeof RuleSchema>;
 
-/** A rule file we wrote: its sha256 at write time, and whether the user has since edited it. */
+/**
+ * A rule file we wrote: its sha256 at write time, and whether the user has since edited it. `prev` is set only
+ * while a write is in flight (rule-files.ts syncRuleFiles saves the store with it before touching any file): the
+ * sha256 of the bytes the file held before, or null when it did not exist (or is being removed). After a crash
+ * the file may hold either version; both are ours, so neither counts as a hand edit.
+ */
 export const FileRecordSchema = z.object({
   sha256: z.string(),
   ruleIds: z.array(z.string()),
   handEdited: z.optional(z.boolean()),
+  prev: z.optional(z.nullable(z.string())),
 });
 export type FileRecord = z.infer<typeof FileRecordSchema>;
-
-/** `<rulesDir>/.state/rules.json`. */
-export const StoreSchema = z.object({
-  format: z.literal("knowledge-triage/rules"),
-  version: z.literal(1),
-  rules: z.array(RuleSchema),
-  files: z.record(z.string(), FileRecordSchema),
-});
-export type Store = z.infer<typeof StoreSchema>;
 
 /**
  * `<rulesDir>/.state/sessions/<session>.json`: how far a transcript was read. `offset` is the byte after the
@@ -94,6 +91,21 @@ export const CursorSchema = z.object({
   scan: z.optional(z.int().check(z.nonnegative())),
 });
 export type Cursor = z.infer<typeof CursorSchema>;
+
+/** `<rulesDir>/.state/rules.json`. */
+export const StoreSchema = z.object({
+  format: z.literal("knowledge-triage/rules"),
+  version: z.literal(1),
+  rules: z.array(RuleSchema),
+  files: z.record(z.string(), FileRecordSchema),
+  /**
+   * Only between a run's first and last write of this file: the cursor that run is about to save. Saved with the
+   * rules it consolidated, so a run killed before its cursor is written does not consolidate those lines again;
+   * the next run saves it as the session's cursor first (extract-run.ts).
+   */
+  pending: z.optional(CursorSchema),
+});
+export type Store = z.infer<typeof StoreSchema>;
 
 /** An empty store. */
 export function emptyStore(): Store {

@@ -1,0 +1,234 @@
+/**
+ * Compaction on the real dev set (issue 12, item 7 and the compaction floors). For every file of
+ * .cache/real/ (built by `npx tsx bench/real/rebuild.ts`; the texts are never committed):
+ * - the smallest accepted ratio: compact(..., { budget: "min" }).smallestRatio, checked by compacting
+ *   at that ratio (a refusal there is a bug and stops the bench);
+ * - gold rule recall there: gold rule lines (labelled constraint or procedural) whose text survives
+ *   byte for byte as a line of the output, over all gold rule lines of the file;
+ * - gold rule recall after ROUNDS append-and-compact rounds: each round appends a block of our own
+ *   session notes (APPENDED_NOTES: dated episodes, a belief, a preference; no dev-set text) and compacts
+ *   to the round-0 budget (a round that refuses there compacts to its own smallest safe budget and is
+ *   counted as refused).
+ * Prints per-file rows (--files), medians and the floors. Without the cache it says how to build it
+ * and exits 0. Runnable alone (`npx tsx bench/real-compact.ts [--files] [--pin-mass p] [--oracle]`; --oracle decides rules by the gold labels, the ceiling of the operator itself); bench/real.ts calls
+ * measureRealCompaction and formatRealCompaction.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import * as z from "zod/mini";
+import type { Classifier } from "../scripts/engine/classify.js";
+import { segment } from "../scripts/engine/units.js";
+import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
+import { LineLabelSchema } from "../scripts/cli/json-output.js";
+import { loadClassifier } from "../scripts/io/model-file.js";
+import { compact } from "../scripts/operators/compact.js";
+import { decideUnits, type PolicyOptions } from "../scripts/operators/policy.js";
+import { CompactionUnsafeError } from "../scripts/errors.js";
+
+/** Append-and-compact rounds per file (the issue's "five rounds"). */
+export const ROUNDS = 5;
+
+/** Floors of issue 12 for compaction on real files. */
+export const FLOORS = { medianSmallestRatio: 0.6, recallAtSmallest: 0.95, recallAfterRounds: 0.95 } as const;
+
+/** Our own notes appended in round `r` (1-based): what an agent adds to memory between compactions. */
+export function appendedNotes(r: number): string {
+  return [
+    "",
+    `## Session notes ${r}`,
+    "",
+    `- 2026-03-${String(10 + r).padStart(2, "0")}: Ran the whole test suite after the dependency bump; ${r} flaky test${r > 1 ? "s were" : " was"} retried and passed.`,
+    `- 2026-03-${String(10 + r).padStart(2, "0")}: Reviewed the open pull requests and closed the stale draft about the logging refactor.`,
+    "- The staging database is refreshed from a production snapshot every night.",
+    "- I'd rather keep pull requests small and focused on one change.",
+    "",
+  ].join("\n");
+}
+
+const IndexSchema = z.array(z.object({ id: z.string(), repo: z.string(), path: z.string(), kind: z.string(), lang: z.string(), domain: z.string() }));
+
+/** One file's measurements. Ratios in (0, 1]; recalls in [0, 1] (null when the file has no gold rule line). */
+export interface RealCompactFile {
+  id: string;
+  lang: string;
+  kind: string;
+  /** Tokens of the input kept whole (the base a ratio is taken of). */
+  tokens: number;
+  goldRules: number;
+  smallestRatio: number;
+  recallAtSmallest: number | null;
+  recallAfterRounds: number | null;
+  /** Rounds (of ROUNDS) that refused the round-0 budget and compacted to their own smallest safe budget. */
+  roundsRefused: number;
+}
+
+/** Medians over the files (recalls over files with gold rule lines) and the floor checks. */
+export interface RealCompactSummary {
+  files: RealCompactFile[];
+  medianSmallestRatio: number;
+  medianRecallAtSmallest: number;
+  medianRecallAfterRounds: number;
+  /** Gold rule lines recalled over all gold rule lines of all files (micro average), at the smallest ratio / after the rounds. */
+  pooledRecallAtSmallest: number;
+  pooledRecallAfterRounds: number;
+  floors: { name: string; value: number; floor: string; ok: boolean }[];
+}
+
+/** Median of a non-empty list (mean of the two middle values for an even count); NaN for an empty one. */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+/**
+ * A classifier that answers with the gold labels (the --oracle ceiling: what compaction does when the
+ * rule decision is right): a unit takes the highest-priority gold type (TYPES order) among its lines,
+ * looked up by line text so it still answers after compaction moved the lines; unlabelled lines
+ * (headings, our appended notes) are belief. Scores are one-hot.
+ */
+export function goldClassifier(text: string, labelsJsonl: string): Classifier {
+  const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
+  const byText = new Map<string, number>();
+  for (const raw of labelsJsonl.split("\n")) {
+    if (raw.trim() === "") continue;
+    const l = LineLabelSchema.parse(JSON.parse(raw));
+    const t = lines[l.line - 1] ?? "";
+    const rank = TYPES.indexOf(l.type);
+    byText.set(t, Math.min(byText.get(t) ?? rank, rank));
+  }
+  return {
+    name: "gold",
+    scores: (units) =>
+      units.map((u) => {
+        let rank = TYPES.indexOf("belief");
+        let labelled = false;
+        for (const line of u.text.split("\n")) {
+          const r = byText.get(line);
+          if (r !== undefined) rank = labelled ? Math.min(rank, r) : r;
+          if (r !== undefined) labelled = true;
+        }
+        const row = { constraint: 0, procedural: 0, belief: 0, preference: 0, episodic: 0 };
+        row[TYPES[rank] as KnowledgeType] = 1;
+        return row;
+      }),
+  };
+}
+
+/** Gold rule lines (text without a trailing \r) of one file, from its labels and source. */
+function goldRuleLines(text: string, labelsJsonl: string): string[] {
+  const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
+  const out: string[] = [];
+  for (const raw of labelsJsonl.split("\n")) {
+    if (raw.trim() === "") continue;
+    const l = LineLabelSchema.parse(JSON.parse(raw));
+    if (l.type === "constraint" || l.type === "procedural") out.push(lines[l.line - 1] ?? "");
+  }
+  return out;
+}
+
+/** Share of `gold` lines present as whole lines of `output` (counts: recalled, total). */
+function recalled(gold: readonly string[], output: string): number {
+  const have = new Set(output.split("\n"));
+  return gold.filter((g) => have.has(g)).length;
+}
+
+/** Measure one file (text and gold labels) with `classifier`. Pure apart from the classifier. */
+export function measureFile(id: string, meta: { lang: string; kind: string }, text: string, labelsJsonl: string, classifier: Classifier, policy: PolicyOptions = {}): RealCompactFile & { recalledAtSmallest: number; recalledAfterRounds: number } {
+  const gold = goldRuleLines(text, labelsJsonl);
+  const units = decideUnits(segment(text), classifier, policy);
+  const smallest = compact(units, { budget: "min" });
+  // The ratio compact reports must be accepted as a ratio (throws otherwise: a bug, not a measurement).
+  const atRatio = compact(units, { budget: { ratio: smallest.smallestRatio } });
+  const atSmallest = recalled(gold, atRatio.text);
+  let memory = atRatio.text;
+  let refused = 0;
+  for (let r = 1; r <= ROUNDS; r++) {
+    const next = decideUnits(segment(`${memory}${appendedNotes(r)}`), classifier, policy);
+    try {
+      memory = compact(next, { budget: atRatio.budget }).text;
+    } catch (e) {
+      if (!(e instanceof CompactionUnsafeError)) throw e;
+      refused++;
+      memory = compact(next, { budget: "min" }).text;
+    }
+  }
+  const afterRounds = recalled(gold, memory);
+  return {
+    id,
+    lang: meta.lang,
+    kind: meta.kind,
+    tokens: smallest.base,
+    goldRules: gold.length,
+    smallestRatio: smallest.smallestRatio,
+    recallAtSmallest: gold.length ? atSmallest / gold.length : null,
+    recallAfterRounds: gold.length ? afterRounds / gold.length : null,
+    roundsRefused: refused,
+    recalledAtSmallest: atSmallest,
+    recalledAfterRounds: afterRounds,
+  };
+}
+
+/**
+ * Measure every file of `dir` (default .cache/real/ of the repository). Returns null when the cache
+ * is missing. `classifier` "gold" measures with each file's gold labels (goldClassifier). Throws on a
+ * malformed index or labels file (zod) and on a compaction bug.
+ */
+export function measureRealCompaction(classifier: Classifier | "gold", dir = resolve(import.meta.dirname, "..", ".cache", "real"), policy: PolicyOptions = {}): RealCompactSummary | null {
+  const indexPath = join(dir, "index.json");
+  if (!existsSync(indexPath)) return null;
+  const index = IndexSchema.parse(JSON.parse(readFileSync(indexPath, "utf8")));
+  const present = new Set(readdirSync(dir));
+  const rows = index
+    .filter((e) => present.has(`${e.id}.md`) && present.has(`${e.id}.labels.jsonl`))
+    .map((e) => {
+      const text = readFileSync(join(dir, `${e.id}.md`), "utf8");
+      const labels = readFileSync(join(dir, `${e.id}.labels.jsonl`), "utf8");
+      return measureFile(e.id, e, text, labels, classifier === "gold" ? goldClassifier(text, labels) : classifier, policy);
+    });
+  const withGold = rows.filter((r) => r.goldRules > 0);
+  const gold = withGold.reduce((s, r) => s + r.goldRules, 0);
+  const medianSmallestRatio = median(rows.map((r) => r.smallestRatio));
+  const medianRecallAtSmallest = median(withGold.map((r) => r.recallAtSmallest as number));
+  const medianRecallAfterRounds = median(withGold.map((r) => r.recallAfterRounds as number));
+  return {
+    files: rows.map(({ recalledAtSmallest: _a, recalledAfterRounds: _b, ...r }) => r),
+    medianSmallestRatio,
+    medianRecallAtSmallest,
+    medianRecallAfterRounds,
+    pooledRecallAtSmallest: gold ? withGold.reduce((s, r) => s + r.recalledAtSmallest, 0) / gold : Number.NaN,
+    pooledRecallAfterRounds: gold ? withGold.reduce((s, r) => s + r.recalledAfterRounds, 0) / gold : Number.NaN,
+    floors: [
+      { name: "median smallest accepted ratio", value: medianSmallestRatio, floor: `<= ${FLOORS.medianSmallestRatio.toFixed(2)}`, ok: medianSmallestRatio <= FLOORS.medianSmallestRatio },
+      { name: "median gold rule recall at that ratio", value: medianRecallAtSmallest, floor: `>= ${FLOORS.recallAtSmallest.toFixed(2)}`, ok: medianRecallAtSmallest >= FLOORS.recallAtSmallest },
+      { name: `median gold rule recall after ${ROUNDS} rounds`, value: medianRecallAfterRounds, floor: `>= ${FLOORS.recallAfterRounds.toFixed(2)}`, ok: medianRecallAfterRounds >= FLOORS.recallAfterRounds },
+    ],
+  };
+}
+
+/** The report as text: optional per-file rows, then medians, pooled recalls and the floors. */
+export function formatRealCompaction(s: RealCompactSummary, perFile = false): string {
+  const out: string[] = [];
+  const f2 = (x: number | null): string => (x === null ? "  -  " : x.toFixed(3));
+  if (perFile) {
+    out.push("file  lang  kind               tokens  gold-rules  smallest-ratio  recall-there  recall-after-5  rounds-refused");
+    for (const r of s.files) out.push(`${r.id.padEnd(5)} ${r.lang.padEnd(5)} ${r.kind.padEnd(18)} ${String(r.tokens).padStart(6)}  ${String(r.goldRules).padStart(10)}  ${r.smallestRatio.toFixed(2).padStart(14)}  ${f2(r.recallAtSmallest).padStart(12)}  ${f2(r.recallAfterRounds).padStart(14)}  ${String(r.roundsRefused).padStart(14)}`);
+  }
+  const below = (t: number): number => s.files.filter((r) => r.smallestRatio <= t).length;
+  out.push(`compaction on ${s.files.length} real files (${s.files.filter((r) => r.goldRules > 0).length} with gold rule lines)`);
+  out.push(`  smallest accepted ratio: median ${s.medianSmallestRatio.toFixed(2)}, <= 0.50 on ${below(0.5)} files, <= 0.60 on ${below(0.6)}`);
+  out.push(`  gold rule recall at that ratio: median ${s.medianRecallAtSmallest.toFixed(3)}, pooled ${s.pooledRecallAtSmallest.toFixed(3)}`);
+  out.push(`  gold rule recall after ${ROUNDS} append-and-compact rounds: median ${s.medianRecallAfterRounds.toFixed(3)}, pooled ${s.pooledRecallAfterRounds.toFixed(3)}; rounds that refused the round-0 budget: ${s.files.reduce((a, r) => a + r.roundsRefused, 0)}`);
+  for (const fl of s.floors) out.push(`  ${fl.ok ? "ok  " : "FAIL"} ${fl.name}: ${fl.value.toFixed(3)} (floor ${fl.floor})`);
+  return `${out.join("\n")}\n`;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const at = process.argv.indexOf("--pin-mass");
+  const pinMass = at >= 0 ? Number(process.argv[at + 1]) : undefined;
+  const s = measureRealCompaction(process.argv.includes("--oracle") ? "gold" : loadClassifier(), undefined, pinMass === undefined ? {} : { pinMass });
+  if (!s) process.stdout.write("bench:real-compact: no real dev set in .cache/real/; build it with `npx tsx bench/real/rebuild.ts` (reads the fetched snapshots; nothing is committed)\n");
+  else process.stdout.write(formatRealCompaction(s, process.argv.includes("--files")));
+}

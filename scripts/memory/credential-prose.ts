@@ -1,0 +1,171 @@
+/**
+ * Credentials given in prose, in the seven languages of the real-session set (en de es ru zh ja ko):
+ * "the password is hunter2", "Das Passwort für den Server lautet …", "пароль от стейджинга — …",
+ * "the staging login is deploy / …", "user deploy pass …", "sign in with … as the password".
+ * Pure: returns character ranges of the values; redact.ts replaces them. A word that only sounds like a cue
+ * ("tests must pass", "pass --frozen-lockfile", "the token is read from GITHUB_TOKEN") yields no range.
+ */
+
+/** Latin-script password words (word boundaries needed). Bare "pass" is a cue only in a login context (below). */
+const PW_LATIN =
+  "pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
+/** Password words of other scripts, matched anywhere (no word boundaries in CJK). */
+const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호";
+/** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
+const PW_LINK =
+  "\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";
+const PW_VALUE = "[`\"'«“]?([^\\s`\"'«»“”,;]{1,200})";
+const PASSWORD_RE = new RegExp(
+  `(?:(?<![\\p{L}\\p{N}_-])(?:my |the |a |our |your |new |old )?(${PW_LATIN})(?![\\p{L}\\p{N}_-])|(${PW_OTHER}))(?:${PW_LINK})${PW_VALUE}`,
+  "dgiu",
+);
+
+/** Prepositions that open a qualifier between a password word and its copula ("password for the admin panel is"). */
+const PREP = "for|of|to|on|at|in|für|fürs|von|vom|zum|zur|des|der|de|del|para|от|для|к|на|в|во";
+/**
+ * A password word, a qualifier of 1 to 5 words, a copula or colon, then the value:
+ * "Das Passwort für den Staging-Server lautet X", "la contraseña del panel de administración es X",
+ * "пароль от стейджинга — X", "the password for prod: X".
+ */
+const QUALIFIED_RE = new RegExp(
+  `(?<![\\p{L}\\p{N}_-])(?:password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha)\\s+(?:${PREP})\\s+(?:[^\\s,.;:!?：]+\\s+){0,4}?[^\\s,.;:!?：]+` +
+    `(?:\\s*[:=：]\\s*|\\s+(?:is|was|lautet|ist|es|era|est|это|—|–|-)\\s+|\\s*[—–]\\s*)${PW_VALUE}`,
+  "dgiu",
+);
+
+/** Words that name a login or an account, in the seven languages. */
+const LOGIN_LATIN =
+  "login|log in|log-in|sign in|sign-in|user(?:name)?|account|creds|credentials|zugang(?:sdaten)?|anmeldung|benutzer(?:name)?|konto|usuario|cuenta|acceso|credenciales|логин|пользователь|учётка|учетка|учётная запись|доступ";
+const LOGIN_OTHER = "账号|帳號|账户|用户名?|登录|登入|ログイン|ユーザー名?|アカウント|아이디|계정|로그인|사용자";
+/** A login word: Latin/Cyrillic ones as whole words, CJK/Korean ones anywhere. */
+const LOGIN_WORD = `(?:(?<![\\p{L}\\p{N}_])(?:${LOGIN_LATIN})(?![\\p{L}\\p{N}_])|(?:${LOGIN_OTHER}))`;
+/**
+ * A login word, an optional qualifier ("for the dashboard"), a link (":", "is", "は", "는"), a user name, a
+ * slash with spaces around it, the password: "the staging login is deploy / X", "Login für das Dashboard:
+ * admin / X", "ログインは deploy / X". "Login via SSO / OAuth2" has no link and does not count.
+ */
+const LOGIN_SLASH_RE = new RegExp(
+  `${LOGIN_WORD}(?:\\s+(?:${PREP}|the)\\s+[^\\s:：]+(?:\\s+[^\\s:：]+){0,3}?)?` +
+    `(?:\\s*[:：=]\\s*|\\s+(?:is|ist|lautet|es|son|это|—|-)\\s+|\\s*(?:は|는|은|是)\\s*)` +
+    `[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s+/\\s+${PW_VALUE}`,
+  "dgiu",
+);
+/** "user deploy pass X", "login: deploy, pw X": bare pass/pw after a login word and a user name. */
+const LOGIN_PASS_RE = new RegExp(
+  `${LOGIN_WORD}\\s*[:=]?\\s*[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s*[,/]?\\s+(?:pass|pw|pwd)\\s*[:=]?\\s+${PW_VALUE}`,
+  "dgiu",
+);
+/** "sign in with X as the password", "use X as your passphrase". */
+const AS_PASSWORD_RE = /\b(?:with|using|use)\s+[`"']?([^\s`"',;]{1,200}?)[`"']?\s+as\s+(?:the\s+|your\s+|a\s+|my\s+)?(?:password|passphrase|passwort|pw)\b/dgiu;
+
+/** Words that follow a password word without being its value ("the password field", "password is required"). */
+const NOT_A_VALUE = new Set(
+  (
+    "is was are be been the a an to of in on for and or with without from by as at it this that must never always should should't shouldn't will " +
+    "can cannot can't may not no do don't does doesn't field fields manager managers policy policies reset resets rotation rotated required " +
+    "optional stored managed needed missing changed expired expires provided wrong correct invalid valid secure insecure weak strong long short " +
+    "hash hashed hashes hashing salt salted length rules rule prompt prompts input inputs change changes file files env vault vaults store " +
+    "stores protected encrypted plain plaintext blank empty set unset here there somewhere anywhere elsewhere only also too very same different " +
+    "generator generation auth authentication login logins entry entries update updates in-memory used use using via through into onto " +
+    "lives live sits stays stay goes go comes come gets get has have had were being then than so if when where which who what " +
+    "expiry expiration lifetime refresh refreshes bucket buckets header headers scope scopes count limit limits budget budgets type types " +
+    "exchange flow flows endpoint endpoints holder holders handling handler value values name names owner owners leak leaks leaked " +
+    "es el la los las de del en un una y o ist der die das und oder ein eine est le les des et ou une une " +
+    "files secrets tokens passwords keys key pins pin code codes number numbers management rotation sharing"
+  ).split(" "),
+);
+const PLACEHOLDER_RE =
+  /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$?\{\{?[^{}]*\}?\}?|%[A-Za-z_]+%|\$\(.*|<[^>]*>|\*+|x{3,}|\.{3}|…|\[REDACTED\]?.*|env\(.*|process\.env.*|os\.environ.*|null|none|nil|undefined|true|false|redacted|secret|password|changeme|todo|tbd)$/i;
+
+/** Literal prefilters (no boundaries): a text without any of these cannot match the patterns above. */
+const PW_HINT = new RegExp(`${PW_LATIN}|${PW_OTHER}`, "iu");
+const QUALIFIED_HINT = /password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha/iu;
+const LOGIN_HINT = new RegExp(`${LOGIN_LATIN}|${LOGIN_OTHER}`, "iu");
+
+/** True for a value typed by someone rather than a word: a digit, a symbol, or an inner capital. */
+function looksTyped(val: string): boolean {
+  return /\p{N}/u.test(val) || /[^\p{L}\p{N}]/u.test(val) || /.\p{Lu}/u.test(val);
+}
+
+/**
+ * True when `val` is not a secret whatever word precedes it: a placeholder, a command-line flag
+ * (`--frozen-lockfile`), an environment variable name (`GITHUB_TOKEN`), or no letter or digit at all.
+ */
+function notAValue(val: string): boolean {
+  return (
+    val === "" ||
+    PLACEHOLDER_RE.test(val) ||
+    NOT_A_VALUE.has(val.toLowerCase()) ||
+    /^-/.test(val) ||
+    /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(val) ||
+    !/[\p{L}\p{N}]/u.test(val)
+  );
+}
+
+/** Strip closing punctuation and quotes a sentence puts after a value. */
+const trimValue = (v: string): string => v.replace(/[.!?:)\]}>。、，！？]+$/u, "");
+
+/**
+ * Ranges of values stated right after a password word (PASSWORD_RE). A value is redacted unless notAValue.
+ * A bare value after a Latin word with only a space between ("the password hunter2") must look typed
+ * (a digit, a symbol or an inner capital); a value after a Cyrillic/CJK/Korean word must hold an ASCII
+ * character (пароль qwerty, not пароль надёжный). PIN values must hold a digit; bare "pass" needs a
+ * `:`/`=` link ("pass: x"), since "tests must pass --no-cache" is a verb.
+ */
+function wordRanges(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const m of text.matchAll(PASSWORD_RE)) {
+    const word = (m[1] ?? m[2] ?? "").toLowerCase();
+    const at = m.indices?.[3];
+    if (m[3] === undefined || at === undefined) continue;
+    const val = trimValue(m[3]);
+    if (notAValue(val)) continue;
+    const link = text.slice((m.indices?.[1] ?? m.indices?.[2] ?? [0, 0])[1], at[0]);
+    const bare = m[1] !== undefined && /^\s+["'`«“]?$/u.test(link);
+    const typed = looksTyped(val);
+    if (word === "pass" && (!/[:=：]/.test(link) || !typed)) continue;
+    if (/^pin/.test(word) && !/\d/.test(val)) continue;
+    if (/^(?:token|api[-_ ]?key|apikey)$/.test(word) && !typed && val.length < 12) continue;
+    if (bare && !typed) continue;
+    if (m[2] !== undefined && !/[\x21-\x7e]/.test(val)) continue;
+    if (/^pin/.test(word) && m[1] === "pin" && !/^PIN/.test(text.slice((m.indices?.[1] ?? [0])[0])) && bare) continue;
+    let end = at[0] + val.length;
+    // A passphrase may hold spaces: after ":"/"is", the value runs to the end of the clause.
+    if (/^passphrase/.test(word) && !bare) end += /^[^,;.!?\n]{0,120}/u.exec(text.slice(end))?.[0].replace(/\s+$/u, "").length ?? 0;
+    out.push([at[0], end]);
+  }
+  return out;
+}
+
+/** Ranges of the typed values (at least `minLength` long) captured by `re` in group `g`. */
+function typedRanges(text: string, re: RegExp, g: number, minLength = 1): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const m of text.matchAll(re)) {
+    const at = m.indices?.[g];
+    const raw = m[g];
+    if (raw === undefined || at === undefined) continue;
+    const val = trimValue(raw);
+    if (notAValue(val) || !looksTyped(val) || val.length < minLength) continue;
+    out.push([at[0], at[0] + val.length]);
+  }
+  return out;
+}
+
+/**
+ * Character ranges [start, end) of credentials given in prose in `text`: values after password words in the
+ * seven languages, after a qualified password word ("password for the admin panel is X"), the password of a
+ * `login … user / password` pair or of `user X pass Y`, and "with X as the password". Pure, deterministic.
+ */
+export function passwordRanges(text: string): Array<[number, number]> {
+  // Cheap literal tests first: most texts hold no cue word, and the full patterns test a boundary at every position.
+  const pw = PW_HINT.test(text);
+  const login = LOGIN_HINT.test(text);
+  if (!pw && !login) return [];
+  return [
+    ...(pw ? wordRanges(text) : []),
+    ...(pw && QUALIFIED_HINT.test(text) ? typedRanges(text, QUALIFIED_RE, 1) : []),
+    ...(login && text.includes("/") ? typedRanges(text, LOGIN_SLASH_RE, 1, 6) : []),
+    ...(login ? typedRanges(text, LOGIN_PASS_RE, 1) : []),
+    ...(pw && / as /i.test(text) ? typedRanges(text, AS_PASSWORD_RE, 1) : []),
+  ];
+}
