@@ -1,7 +1,9 @@
 /**
  * `npm run bench:extract`: quality and speed of transcript extraction.
- * 1. Precision / recall of durable rules on the labelled transcripts in data/transcripts/ (gold: <name>.gold.json,
- *    the rules that must be active after extraction), matched as in tests/fixtures/memory/gold.ts.
+ * 1. Real-CLI sessions (data/sessions, dev and heldout splits apart, then all): precision, recall per language,
+ *    withdrawn/superseded rules written, non-rules written, scope right on scoped rules, secrets leaked into the
+ *    rules folder; then precision / recall on the old authored transcripts in data/transcripts/ (gold:
+ *    <name>.gold.json). Matching as in tests/fixtures/memory/gold.ts.
  * 2. Latency and peak RSS on a generated 50 MB transcript: first run and an incremental run after a small
  *    append, each in a fresh `node dist/triage.mjs extract` process (what a hook pays) and in process.
  * 3. Scale: N = 2,000 / 5,000 / 10,000 distinct rule sentences, in process (consolidation must stay near-linear).
@@ -18,7 +20,7 @@ import { regexClassifier, type Classifier } from "../scripts/engine/classify.js"
 import { loadClassifier } from "../scripts/io/model-file.js";
 import { runExtract } from "../scripts/memory/pipeline/extract-run.js";
 import { loadStore } from "../scripts/memory/store/state.js";
-import { score } from "../tests/fixtures/memory/gold.js";
+import { parseGold, score, scoreSession, type Gold } from "../tests/fixtures/memory/gold.js";
 import { distinctRules, numberedRules, ruleTurns } from "../tests/fixtures/memory/many-rules.js";
 import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
 
@@ -29,6 +31,7 @@ const numberedArg = process.argv.indexOf("--numbered");
 const NUMBERED = numberedArg > 0 ? String(process.argv[numberedArg + 1]).split(",").map(Number) : [27_233];
 const root = resolve(import.meta.dirname, "..");
 const dataDir = join(root, "data", "transcripts");
+const sessionsDir = join(root, "data", "sessions");
 
 function classifier(): Classifier {
   if (args.has("--regex")) return regexClassifier;
@@ -78,6 +81,107 @@ async function quality(label: string, filter: (name: string) => boolean): Promis
   console.log(`quality, ${label} (${c.name} classifier): ${names.length} transcripts, ${turns} typed user turns, gold rules ${tp + fn}`);
   console.log(`  precision ${precision.toFixed(3)}  recall ${recall.toFixed(3)}  (tp ${tp}, fp ${fp}, fn ${fn}); secrets leaked into rules folder: ${leaks}`);
   return { precision, recall };
+}
+
+
+/**
+ * The folders of a session's project (relative to its cwd): every folder made by `mkdir -p` or holding a file
+ * written by `> path` in script.json `setup`, with their parents, plus the folders named in the gold scopes
+ * (sessions without a setup). This is the injectable list of existing folders the extractor gets in a bench run.
+ */
+export function sessionFolders(setup: string | undefined, gold: Gold): string[] {
+  const out = new Set<string>();
+  const add = (p: string): void => {
+    const parts = p.replace(/^\.\//, "").split("/").filter((x) => x !== "" && !x.includes("*"));
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join("/"));
+  };
+  for (const cmd of (setup ?? "").split(/&&|;/)) {
+    const m = /^\s*mkdir\s+-p\s+(.+)$/.exec(cmd);
+    if (m) for (const d of (m[1] as string).trim().split(/\s+/)) add(d);
+    const w = />\s*([\w./-]+)\s*$/.exec(cmd);
+    if (w) add((w[1] as string).split("/").slice(0, -1).join("/"));
+  }
+  for (const r of gold.rules) for (const g of r.scope ?? []) add(g.replace(/\/\*\*.*$|\/\*[^/]*$/, "").replace(/\/[^/]*\.[^/]*$/, ""));
+  return [...out].sort();
+}
+
+/** Language of a gold rule: the session's, or by script for a mixed session ("en+zh"). */
+function ruleLang(sessionLang: string, text: string): string {
+  if (!sessionLang.includes("+")) return sessionLang;
+  const [a, b] = sessionLang.split("+") as [string, string];
+  return /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(text) ? b : a;
+}
+
+interface Tally {
+  tp: number;
+  fp: number;
+  fn: number;
+  inactive: number;
+  nonRules: number;
+  scoped: number;
+  scopeRight: number;
+  expiring: number;
+  expiryStored: number;
+  leaks: number;
+  secrets: number;
+  byLang: Map<string, { hit: number; all: number }>;
+}
+
+/**
+ * Real-CLI sessions (data/sessions, gold.json as in data/sessions/README.md) of one split: precision, recall per
+ * language, withdrawn/superseded rules written, non-rules written, scope agreement, expiries stored, secrets leaked.
+ */
+async function sessionQuality(split: string): Promise<Tally> {
+  const c = classifier();
+  const t: Tally = { tp: 0, fp: 0, fn: 0, inactive: 0, nonRules: 0, scoped: 0, scopeRight: 0, expiring: 0, expiryStored: 0, leaks: 0, secrets: 0, byLang: new Map() };
+  const names = readdirSync(sessionsDir).filter((d) => existsSync(join(sessionsDir, d, "gold.json"))).sort();
+  let n = 0;
+  for (const name of names) {
+    const gold = parseGold(JSON.parse(readFileSync(join(sessionsDir, name, "gold.json"), "utf8")));
+    if (split !== "all" && gold.split !== split) continue;
+    n++;
+    const script = JSON.parse(readFileSync(join(sessionsDir, name, "script.json"), "utf8")) as { setup?: string };
+    const work = mkdtempSync(join(tmpdir(), "kt-bench-s-"));
+    const tpath = join(work, `${name}.jsonl`);
+    writeFileSync(tpath, expandSecrets(readFileSync(join(sessionsDir, name, "transcript.jsonl"), "utf8")));
+    const rulesDir = join(work, "rules");
+    await runExtract({ transcriptPath: tpath, rulesDir, classifier: c, folders: sessionFolders(script.setup, gold) });
+    const active = loadStore(rulesDir).rules.filter((r) => r.status === "active");
+    const sc = scoreSession(active, gold);
+    t.tp += sc.tp;
+    t.fp += sc.fp.length;
+    t.fn += sc.fn.length;
+    t.inactive += sc.inactiveWritten.length;
+    t.nonRules += sc.nonRulesWritten.length;
+    t.scoped += sc.scoped;
+    t.scopeRight += sc.scopeRight;
+    t.expiring += sc.expiring;
+    t.expiryStored += sc.expiryStored;
+    gold.rules.forEach((g, i) => {
+      const l = ruleLang(gold.lang, g.text);
+      const e = t.byLang.get(l) ?? { hit: 0, all: 0 };
+      e.all++;
+      if (sc.matched[i]) e.hit++;
+      t.byLang.set(l, e);
+    });
+    // Held-out sessions are never listed (only counted), so nobody tunes on them by accident.
+    if (args.has("--verbose") && gold.split !== "heldout") {
+      for (const p of sc.fp) console.log(`  FP ${name}: ${p.replace(/\n/g, " / ")}${sc.inactiveWritten.includes(p) ? "  [WITHDRAWN]" : sc.nonRulesWritten.includes(p) ? "  [NON-RULE]" : ""}`);
+      for (const g of sc.fn) console.log(`  FN ${name} (${g.class ?? "?"}): ${g.text.replace(/\n/g, " / ")}`);
+      for (const w of sc.scopeWrong) console.log(`  SCOPE ${name}: ${w.text.slice(0, 70)} -> [${w.predicted.join(", ")}] gold [${(w.gold ?? []).join(", ")}]`);
+    }
+    const all = execFileSync("sh", ["-c", `find "${rulesDir}" -type f -exec cat {} + 2>/dev/null || true`]).toString();
+    t.secrets += gold.secrets.length;
+    for (const s of FAKE_SECRETS) if (all.includes(s.needle)) t.leaks++;
+    rmSync(work, { recursive: true, force: true });
+  }
+  const f = (x: number, y: number): string => (y === 0 ? "n/a" : (x / y).toFixed(3));
+  console.log(`quality, real-CLI sessions, ${split} split (${c.name} classifier): ${n} sessions, gold rules ${t.tp + t.fn}`);
+  console.log(`  precision ${f(t.tp, t.tp + t.fp)}  recall ${f(t.tp, t.tp + t.fn)}  (tp ${t.tp}, fp ${t.fp}, fn ${t.fn})`);
+  const langs = [...t.byLang.entries()].sort((a, b) => a[0].localeCompare(b[0]));
+  console.log(`  recall by language: ${langs.map(([l, e]) => `${l} ${e.hit}/${e.all} (${f(e.hit, e.all)})`).join(", ")}`);
+  console.log(`  withdrawn/superseded rules written: ${t.inactive}; non-rules written: ${t.nonRules}; scope right on ${t.scopeRight}/${t.scoped} scoped rules (${f(t.scopeRight, t.scoped)}); expiry stored on ${t.expiryStored}/${t.expiring} expiring rules; secrets leaked into the rules folder: ${t.leaks} (of ${t.secrets} pasted)`);
+  return t;
 }
 
 /** Write a transcript of about `mb` MB: filler turns with tool results (some 2 MB lines), rules near start and end. */
@@ -197,9 +301,12 @@ if (numberedArg > 0) {
   await numbered(NUMBERED);
 } else {
   if (!args.has("--speed")) {
-    await quality("tuning set", (f) => !f.startsWith("h"));
-    await quality("held-out set (h-*, written after tuning)", (f) => f.startsWith("h"));
-    await quality("all", () => true);
+    await sessionQuality("dev");
+    await sessionQuality("heldout");
+    await sessionQuality("all");
+    await quality("old authored transcripts, tuning set", (f) => !f.startsWith("h"));
+    await quality("old authored transcripts, held-out set (h-*, written after tuning)", (f) => f.startsWith("h"));
+    await quality("old authored transcripts, all", () => true);
   }
   if (!args.has("--quality")) {
     await speed();

@@ -6,6 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
+import { findWithdrawTarget } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -195,6 +196,12 @@ export interface Statement {
   /** For a retraction: keep the statement itself as a permission rule (it relaxes a standing rule). */
   keepAsPermission?: boolean;
   until?: string;
+  /** An explicit withdrawal ("forget the rule about X", "scrap …", "vergiss …"): its target may be found by meaning (withdraw.ts). */
+  withdraw?: boolean;
+  /** A refinement ("make that 15 minutes", "Korrektur: …", 更正): it supersedes the rule it refines (found by meaning, withdraw.ts). */
+  refine?: boolean;
+  /** ISO time after which the rule no longer applies (expiry.ts). */
+  expires?: string;
 }
 
 /** What applying one statement did. */
@@ -246,6 +253,8 @@ interface RuleIndex {
   retiredKeys: Map<string, number>;
   /** Rules by exact key (globs, content terms, polarity: exactKey), for the restatement fast path. */
   byKey: Map<string, KeyGroup>;
+  /** Active rules with an `expires` time, checked before every statement (few: only rules stated with a day as their end). */
+  expiring: Rule[];
 }
 /** The rules of one exact key: all of them, and by identifier set ("" = naming none); each list in store order. */
 interface KeyGroup {
@@ -326,6 +335,7 @@ function indexOf(store: Store): RuleIndex {
       bySource: new Map(),
       retiredKeys: new Map(),
       byKey: new Map(),
+      expiring: [],
     };
     indexes.set(store, ix);
   }
@@ -336,6 +346,7 @@ function indexOf(store: Store): RuleIndex {
     for (const s of r.sources) indexSource(ix, r, s);
     bump(ix, retiredKey(r), 1);
     termsOfRule(ix, r);
+    if (r.expires !== undefined && r.status === "active") ix.expiring.push(r);
   }
   return ix;
 }
@@ -521,6 +532,19 @@ function retire(rule: Rule, by: Statement, byId: string | undefined, reason: str
   if (ix) bump(ix, retiredKey(rule), 1);
 }
 
+/** Retire the active rules whose `expires` time is before the statement's own time (reason "expired"). */
+function retireExpired(ix: RuleIndex, st: Statement): void {
+  const at = Date.parse(st.source.at as string);
+  if (Number.isNaN(at)) return;
+  ix.expiring = ix.expiring.filter((r) => {
+    if (r.status !== "active") return false;
+    if (Date.parse(r.expires as string) >= at) return true;
+    // Recorded as retired by its own end, not by the statement that happened to come after it.
+    retire(r, { ...st, text: `(expired ${r.expires})` }, undefined, "expired", ix);
+    return false;
+  });
+}
+
 /** Best target among active rules for a retraction/exception, by overlap coefficient (ties: most recent). */
 export function findTarget(store: Store, text: string, minOverlap = RETRACT_OVERLAP): Rule | undefined {
   return findTargetByTerms(store, contentTerms(text), minOverlap);
@@ -632,6 +656,7 @@ function newRule(st: Statement, terms: string[], store: Store): Rule {
     score: st.score,
   };
   if (st.until) r.until = st.until;
+  if (st.expires) r.expires = st.expires;
   if (st.keepAsPermission) r.kind = "permission";
   return r;
 }
@@ -664,6 +689,8 @@ function exactDuplicate(ix: RuleIndex, st: Statement, terms: readonly string[], 
 export function applyStatement(store: Store, st: Statement, recent?: string): Applied {
   const terms = contentTerms(st.text);
   const ix = indexOf(store);
+  // Rules whose day has passed by the time of this line leave the loaded files (retired "expired", kept in the sidecar).
+  if (st.source.at !== undefined && ix.expiring.length > 0) retireExpired(ix, st);
   const sk = sourceKey(st.source);
   const seen = (ix.bySource.get(sk) ?? []).find((r) => r.sources.some((s) => sourceKey(s) === sk) && r.origin === st.origin && r.text === st.text);
   if (seen && st.origin === "transcript") return { action: "duplicate-source", ruleId: seen.id, retired: [] };
@@ -672,7 +699,13 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   }
 
   if (st.kind === "retraction") {
-    let target = findTarget(store, st.text);
+    // An explicit withdrawal finds its rule by meaning first (withdraw.ts), then by term overlap.
+    let target: Rule | undefined;
+    if (st.withdraw) {
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text);
+      if (found) target = ix.ids.get(found.id);
+    }
+    target ??= findTarget(store, st.text);
     if (!target && terms.length === 0 && recent) {
       const r = ix.ids.get(recent);
       if (r?.status === "active") target = r;
@@ -708,6 +741,8 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       !templateSubstitution(st.text, r.text);
     if (!dup) continue;
     if (r.status === "retired") {
+      // The same line replayed (stream transcripts repeat lines around a compaction, with their own timestamp): not a restatement.
+      if (st.source.at !== undefined && r.text === st.text && r.sources.some((x) => x.at === st.source.at)) return { action: "duplicate-source", retired: [] };
       // Restated after a retraction: the rule is back; the permission that retired it goes.
       bump(ix, retiredKey(r), -1);
       r.status = "active";
@@ -752,11 +787,16 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     }
   }
   const rule = newRule(st, terms, store);
+  if (st.refine) {
+    // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
+    const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text, { refinement: true });
+    if (parent) retired.push(parent.id);
+  }
   if (retired.length) rule.retires = retired;
   store.rules.push(rule);
   for (const id of retired) {
     const r = ix.ids.get(id);
-    if (r) retire(r, st, rule.id, "replaced", ix);
+    if (r) retire(r, st, rule.id, st.refine && id === retired[retired.length - 1] ? "refined" : "replaced", ix);
   }
   return { action: "added", ruleId: rule.id, retired };
 }

@@ -6,6 +6,7 @@
  * see references/memory.md "Extraction".
  */
 import type { KnowledgeType } from "../engine/types.js";
+import { SEQUENCE_RE } from "./folder-scope.js";
 
 /** Keep a sentence when its durability score reaches this value. Tuned on data/transcripts (see bench). */
 export const DURABLE_THRESHOLD = 2.5;
@@ -29,6 +30,15 @@ export const WEIGHTS = {
   narrative: -3, // "yesterday we fixed …", "I just ran …"
   task: -2, // a bare task imperative ("fix the login test") with no standing cue
   soft: -1.5, // "I prefer", "ideally", "if possible", "try to"
+  steps: 2, // a header with numbered or bulleted steps ("the order is: 1. … 2. …"), kept whole (sentences.ts)
+  expiry: 1, // a rule with an end: "until the release", "temporarily", "for today only", 暂时, 当面
+  refinement: 2.5, // "make that …", "correction: …", "Korrektur:", "поправка:", 更正, 訂正
+  selfRemark: -3, // the user speaking of themself: "I can never remember …", "Ich vergesse immer …", 我老是记不住
+  chatStyle: -3, // a wish about the answers, not the project: "answer briefly", "keep it short", 简短一点
+  praise: -3, // a compliment or thanks to the assistant: "you always nail these, thanks", "du bist immer super"
+  credential: -3, // hands over a secret ("the password is [REDACTED]", "密码是[REDACTED]"): a fact for now, not a rule
+  grant: 2, // a permission that stands on its own: "you can … without asking", "… yourself", "ohne Rückfrage", 不用问我
+  conditional: 1.5, // a standing trigger: "before you push, …", "bevor du pushst, …", "перед пушем …", "提交前…"
 } as const;
 
 const W = "(?<![\\p{L}\\p{N}_])";
@@ -46,7 +56,7 @@ export const STANDING_RE = words([
   "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "jedes mal", "merk dir",
   "désormais", "dorénavant", "à partir de maintenant", "à l'avenir", "toujours", "jamais", "chaque fois",
   "de agora em diante", "a partir de agora", "sempre", "d'ora in poi", "da ora in poi",
-  "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни",
+  "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни", "перед (?:каждым|каждой|любым)", "antes de cada", "vor jedem", "vor jeder",
 ]);
 const STANDING_CJK = anywhere([
   "以后", "今后", "從現在開始", "从现在开始", "从现在起", "始终", "總是", "总是", "永远", "永遠", "每次", "一律", "切记", "记住", "記住",
@@ -61,6 +71,8 @@ export const NORMATIVE_RE = words([
   "no (?:more|one)", "need to always", "needs (?:a|an|to)", "has to", "only (?:in|on|via|through|from|inside|within|after|when)", "no debes", "no hagas", "debe(?:s|n)?", "prohibido", "muss", "müssen", "darf (?:nicht|kein)",
   "verboten", "keine?", "ne (?:jamais|pas)", "il faut", "interdit", "нельзя", "не надо", "не нужно", "не (?:делай|используй|трогай|коммить|пушь)",
   "должен", "должны", "обязательно", "запрещено",
+  // "none whatsoever" and "only via" in Russian, Spanish and German (issue 13, class 3)
+  "никаких", "никакого", "никакой", "ни одного", "только (?:через|в|из|на|по|с)", "nada de", "ning[uú]n(?:a)?", "solo (?:desde|en|por|con|a trav[eé]s de)", "nur (?:über|in|im|aus|mit|per)",
 ]);
 const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "しないで", "してはいけない", "してはならない", "禁止", "하지 ?마", "하면 안", "해야", "금지"]);
 
@@ -78,6 +90,9 @@ export const CONVENTION_RE = words([
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
 
+/** "We don't X" as a verb form (a team convention): не делаем / не ставим, no usamos / no hacemos, machen wir nicht. */
+const WE_DO_NOT_RE = /(?<![\p{L}])не \p{L}+(?:ем|им|ём)(?![\p{L}])|(?<![\p{L}])no \p{L}+(?:amos|emos|imos)(?![\p{L}])|(?<![\p{L}])\p{L}+en wir (?:nie|nicht|kein\p{L}*)(?![\p{L}])/iu;
+
 /** One-off scope: the request holds for the current task only. */
 export const ONE_OFF_RE = words([
   "this one", "this time", "just this once", "just once", "for now", "right now", "yet", "today", "tonight", "at the moment",
@@ -86,7 +101,8 @@ export const ONE_OFF_RE = words([
   "esta vez", "por ahora", "diesmal", "dieses mal", "vorerst", "cette fois", "pour l'instant", "desta vez", "questa volta",
   "в этот раз", "сейчас", "пока что",
 ]);
-const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时", "先"]);
+// Not 先 ("first", as in 先跑 npm test): it starts a step, it does not make a request one-off.
+const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时"]);
 
 /** Deictic objects naming the task at hand. */
 export const DEICTIC_RE = words(["(?:this|that|the) (?:file|test|bug|error|function|line|diff|change|pr|commit|branch|one|issue|failure)(?!s)", "above", "these changes"]);
@@ -101,7 +117,12 @@ export const NARRATIVE_RE = words([
 ]);
 const NARRATIVE_CJK = anywhere(["昨天", "昨日", "上周", "先週", "어제", "刚才"]);
 const TASK_START = /^(?:(?:ok(?:ay)?|now|so|then|next|also|and|please|pls|first|great|cool|alright)[,:]?\s+)*(?:fix|add|implement|create|write|update|refactor|rename|move|delete|remove|look|check|investigate|debug|commit|push|deploy|run|make|change|build|open|show|tell|explain|try|review|merge|install|bump|revert|let'?s|lets|go|continue|finish|undo|rerun|re-run|restart|find|list|print|read|summari[sz]e|draft|generate|send|post|give|clean|format|split|port|translate|migrate|upgrade|set up|setup|start|stop|keep going)\b/i;
-const UNIVERSAL_START = /^(?:every|each|all|any|no)\s+\p{L}/iu;
+/** A universally quantified subject at the start ("every query …", "alle Texte …", "todas las fechas …", "все суммы …"). */
+const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|er)?|todos?|todas?|cada|ning[uú]n[oa]?|nada de|все|всё|каждый|каждая|каждое|никаких|ни один)\s+\p{L}/iu;
+/** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
+const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
+/** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
+const PLAIN_DECLARATIVE_CJK = /(?:[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
 const SOFT_RE = words(["i(?:'d| would)? prefer", "i like", "i'?d rather", "ideally", "if possible", "where possible", "nice to have", "try to", "maybe", "perhaps", "i think", "i guess", "if you can", "when you get a chance"]);
 const COMMANDISH = /`[^`\n]*(?:\b(?:npm|npx|pnpm|yarn|bun|node|tsx|cargo|go|make|docker|kubectl|git|ssh|scp|curl|python3?|pytest|uv|pip|terraform|helm|mvn|gradle|dotnet|bundle|rails|rake|mix|deno|just|poetry)\b|\.\/|--?[a-z])[^`\n]*`/i;
 const PROC_PURPOSE = words([
@@ -115,7 +136,7 @@ export const RETRACT_RE = words([
   "actually,? you (?:can|may)", "you (?:can|may) (?:now|go ahead and)", "(?:it'?s|it is) (?:ok|okay|fine|alright) to", "feel free to",
   "no need to", "(?:you )?(?:don'?t|do not|no longer) (?:need|have) to", "(?:is|are) no longer (?:needed|required|necessary|relevant|true|the case|valid|in force)",
   "no longer (?:applies|matters|holds)", "(?:isn'?t|is not|aren'?t|are not) (?:needed|required|necessary) any ?more",
-  "(?:forget|ignore|disregard|drop|scratch|cancel|undo|revoke|lift) (?:that|the|my|what i said)", "scratch that", "never ?mind",
+  "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|lift) (?:that|the|my|what i said)", "scratch that", "never ?mind",
   "you(?:'re| are) (?:now )?allowed to", "is (?:now )?(?:allowed|permitted|fine|ok)", "that rule", "the rule about",
   "ya no", "olvida (?:lo|la regla)", "nicht mehr", "vergiss", "plus besoin", "oublie", "больше не", "забудь", "можно теперь", "теперь можно",
 ]);
@@ -128,15 +149,64 @@ const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取
  * without a withdrawal cue, e.g. "actually, you may push to main now").
  */
 export const WITHDRAW_RE = words([
-  "(?:forget|ignore|disregard|drop|scratch|cancel|undo|revoke|withdraw|retract|lift)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
-  "scratch that", "never ?mind", "strike that", "i take (?:that|it) back",
-  "olvida (?:lo|la regla|eso)", "vergiss", "oublie", "забудь", "отмени",
+  "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|withdraw|retract|lift|remove|kill)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
+  "scratch that", "never ?mind", "strike that", "i take (?:that|it) back", "(?:no longer|doesn'?t|does not) (?:applies|apply|holds?|stands?)(?: any ?more)?", "(?:is|are) (?:off|gone|dead|void|obsolete)(?: now)?",
+  "olvida(?:te)? (?:lo|la regla|eso|lo de)", "(?:ya no|deja de) (?:aplica|vale|hace falta|rige)", "(?:quita|elimina|anula) (?:la regla|lo de|eso)",
+  "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
+  "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
 ]);
-export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "忘れて", "取り消", "잊어", "취소"]);
+export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
+
+/** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */
+export const NARROWING_RE =
+  /\b(?:just|but|only) not\b|,\s*(?:never|not) (?:on|in|for|to|the)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
 export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);
+
+/** A header and at least two numbered or bulleted steps (the shape sentences.ts keeps whole). */
+export const STEPS_RE = /[:：][\s\S]*?(?:^|\s)(?:1[.)]|[-*•])\s*\S[\s\S]*?(?:^|\s)(?:2[.)]|[-*•])\s*\S/mu;
+
+/** An end to a rule: "until …", "temporarily", "for today only", "this week only" in the seven languages. */
+export const EXPIRY_RE = words([
+  "until", "till", "temporarily", "for now", "for (?:today|this week|this sprint) only", "(?:today|this week) only",
+  "hasta que", "hasta el", "temporalmente", "solo (?:por )?(?:hoy|esta semana)", "bis (?:zum|zur|das|die|der)?", "vorübergehend", "nur (?:heute|diese woche)",
+  "пока (?:не|идёт|идет)", "до (?:релиза|конца|пятницы)", "временно", "только (?:сегодня|на этой неделе)",
+]);
+/** The whole expiry phrase of a sentence: "until <what>", "bis <what>", "hasta <what>", "до <what>", or a bare marker (temporarily, 今日だけ, 당분간). */
+export const EXPIRY_PHRASE_RE =
+  /(?<![\p{L}])(?:until|till|hasta(?: que| el)?|bis(?: zum| zur)?|до|пока не)\s+[^,.;!?，。]{2,60}|(?<![\p{L}])(?:temporarily|for (?:today|this week|this sprint) only|(?:today|this week) only|temporalmente|solo (?:por )?(?:hoy|esta semana)|vorübergehend|nur (?:heute|diese woche)|временно|только (?:сегодня|на этой неделе))(?![\p{L}])|[^，。、\s]{1,12}(?:之前|以前)|暂时|暫時|这周|今天先|[^、。\s]{1,16}まで|当面|今週だけ|今日だけ|今日中|一時的|[^,\s]{1,12}까지|당분간|이번 주만/iu;
+const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "一時的", "까지", "당분간", "이번 주만"]);
+
+/** A refinement of an earlier rule: the user corrects a number or a detail. */
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to)(?![\p{L}])/iu;
+
+/** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
+export const SELF_REMARK_RE =
+  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
+
+/** A wish about the assistant's answers (length, tone), not a rule about the project. */
+export const CHAT_STYLE_RE =
+  /\b(?:answer|reply|respond|write)\s+(?:briefly|shortly|in (?:one|a few) (?:line|sentence)s?)|\b(?:keep (?:it|your answers?|replies) (?:short|brief))|\bbe (?:brief|concise)\b|\b(?:antworte|fass dich) (?:\w+ )?kurz|\b(?:contesta|responde|sé) (?:\w+ )?(?:corto|breve)|(?<![\p{L}])(?:отвечай|пиши) (?:\p{L}+ )?(?:коротко|кратко|покороче)|简短|說短|说短|短め|簡潔に|짧게|간단히 (?:말해|답해)/iu;
+
+/** A compliment or thanks addressed to the assistant (with "you always/never …" it is small talk, not a rule). */
+export const PRAISE_RE =
+  /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo)(?![\p{L}])|谢谢|厉害|太棒|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
+/** A secret handed over in the sentence: "[REDACTED]" after "is", "=", ":", "ist", "es", "是", "は", "이", a credential word ("password", "пароль"), or at its end. */
+export const CREDENTIAL_RE =
+  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
+
+/** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
+export const CONDITIONAL_RE =
+  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,16}(?:前に|する前|したら)|.{1,16}(?:전에|후에))/iu;
+
+/** A permission meant to last: "without asking", "yourself", "on your own", in the seven languages. */
+export const GRANT_RE =
+  /(?<![\p{L}])(?:without asking(?: me)?|yourself|on your own|feel free|ohne (?:zu fragen|rückfrage|nachzufragen)|selbst(?:ständig)?|sin preguntar(?:me)?|t[úu] mism[oa]|por tu cuenta|без (?:спроса|вопросов|согласования)|сам(?:а)?)(?![\p{L}])|不用问我|不用问|自己(?:来|改|升|跑)?|確認なしで|自分で|묻지 않고|직접/iu;
+const PERMISSION_CUE = /(?<![\p{L}])(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|darfst|kannst|puedes|можешь|можно)(?![\p{L}])|可以|していい|してもいい|해도 (?:돼|된다)/iu;
+
+const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|你|您|あなた|君|너|당신)(?![\p{L}])/iu;
 
 /** Extract an expiry condition ("until launch") from a permission, or undefined. */
 export function expiryOf(text: string): string | undefined {
@@ -163,6 +233,15 @@ export interface Cues {
   soft: boolean;
   retraction: boolean;
   exception: boolean;
+  steps: boolean;
+  expiry: boolean;
+  refinement: boolean;
+  selfRemark: boolean;
+  chatStyle: boolean;
+  praise: boolean;
+  credential: boolean;
+  conditional: boolean;
+  grant: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -172,7 +251,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const standing = STANDING_RE.test(bare) || STANDING_CJK.test(bare);
   const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare);
   const fact = FACT_RE.test(bare);
-  const convention = CONVENTION_RE.test(bare);
+  const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare);
   const procedure = COMMANDISH.test(s) && (PROC_PURPOSE.test(bare) || /^(?:to|for) [\w -]+,/i.test(bare)) ;
   const trimmed = bare.trim();
   const endsQ = /[?？]\s*$/.test(trimmed);
@@ -181,7 +260,9 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const ack = ACK_RE.test(trimmed) && trimmed.split(/\s+/).length <= 6 && !standing && !normative;
   const narrative = NARRATIVE_RE.test(bare) || NARRATIVE_CJK.test(bare);
   const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b/gi, "")) || ONE_OFF_CJK.test(bare);
-  const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure;
+  const refinement = REFINEMENT_RE.test(trimmed);
+  const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure && !refinement;
+  const expiry = EXPIRY_RE.test(bare) || EXPIRY_CJK.test(bare);
   return {
     standing,
     normative,
@@ -189,8 +270,8 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     convention,
     procedure,
     scope: hasPathScope,
-    universal: UNIVERSAL_START.test(trimmed),
-    oneOff: oneOffWords,
+    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_CJK.test(bare) || (PLAIN_DECLARATIVE_CJK.test(trimmed) && !endsQ),
+    oneOff: oneOffWords && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,
     request: request && !question,
@@ -200,6 +281,15 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     soft: SOFT_RE.test(bare),
     retraction: RETRACT_RE.test(bare) || RETRACT_CJK.test(bare),
     exception: EXCEPTION_RE.test(bare) || EXCEPTION_CJK.test(bare),
+    steps: STEPS_RE.test(s) || SEQUENCE_RE.test(s.slice(Math.max(0, s.search(/[:：]/)))),
+    expiry,
+    refinement,
+    selfRemark: SELF_REMARK_RE.test(trimmed),
+    chatStyle: CHAT_STYLE_RE.test(bare),
+    praise: SECOND_PERSON.test(trimmed) && PRAISE_RE.test(bare),
+    credential: CREDENTIAL_RE.test(s),
+    conditional: CONDITIONAL_RE.test(trimmed) && !endsQ,
+    grant: PERMISSION_CUE.test(bare) && (GRANT_RE.test(bare) || expiry) && !endsQ,
   };
 }
 
@@ -216,7 +306,7 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.convention) s += WEIGHTS.convention;
   if (c.procedure) s += WEIGHTS.procedure;
   if (c.scope && (c.normative || c.standing || c.convention)) s += WEIGHTS.scope;
-  if (c.universal && (c.normative || c.fact)) s += WEIGHTS.universal;
+  if (c.universal && !c.question) s += WEIGHTS.universal;
   if (c.oneOff) s += WEIGHTS.oneOff;
   if (c.deictic && !c.standing) s += WEIGHTS.deictic;
   if (c.question) s += WEIGHTS.question;
@@ -225,12 +315,22 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.narrative && !c.standing) s += WEIGHTS.narrative;
   if (c.task) s += WEIGHTS.task;
   if (c.soft && !c.standing) s += WEIGHTS.soft;
+  if (c.steps && !c.question) s += WEIGHTS.steps;
+  if (c.expiry && (c.normative || c.standing || c.fact || c.grant)) s += WEIGHTS.expiry;
+  if (c.refinement) s += WEIGHTS.refinement;
+  if (c.selfRemark) s += WEIGHTS.selfRemark;
+  if (c.chatStyle) s += WEIGHTS.chatStyle;
+  if (c.praise) s += WEIGHTS.praise;
+  if (c.credential && !c.standing && !c.normative) s += WEIGHTS.credential;
+  if (c.conditional) s += WEIGHTS.conditional;
+  if (c.grant) s += WEIGHTS.grant;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }
 
 /** Rule type of a kept sentence: procedural when the classifier says so or it gives a command with a purpose, else constraint. */
 export function ruleType(c: Cues, p: Record<KnowledgeType, number>): "constraint" | "procedural" {
+  if (c.steps) return "procedural";
   if (c.procedure && !c.normative && !c.standing) return "procedural";
   return p.procedural > p.constraint && p.procedural >= 0.4 && !c.normative ? "procedural" : "constraint";
 }

@@ -7,7 +7,11 @@ import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
 import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
-import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
+import { expiresAt, expiryPhrase } from "./expiry.js";
+import { folderScope } from "./folder-scope.js";
+import { defaultUtteranceScorer } from "./utterance-default.js";
+import type { UtteranceScorer } from "./utterance-model.js";
+import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
 /** A candidate sentence with where it was said. */
 export interface Candidate {
@@ -28,6 +32,21 @@ export interface Verdict {
   classifierType: KnowledgeType;
 }
 
+/**
+ * Weight of the sentence model's evidence (score units per unit of log-odds) and the clip of its logit, so the
+ * model alone can carry a sentence with no cue past DURABLE_THRESHOLD (logit >= 2.5 / UTTERANCE_WEIGHT) and a
+ * cue lexicon's veto (question, acknowledgement, narrative) still outweighs it. Tuned on the dev split of
+ * data/sessions (bench/extract.ts).
+ */
+export const UTTERANCE_WEIGHT = 1.8;
+export const UTTERANCE_CLIP = 4;
+/**
+ * Weight of a negative vote (score units per unit of log-odds): lower than UTTERANCE_WEIGHT, so an explicit
+ * "never …" (WEIGHTS.standing = 3) survives a mildly negative vote (logit above -0.8) while a compliment or a
+ * remark with "always" (logit near -2, or a selfRemark / praise veto) does not.
+ */
+export const UTTERANCE_NEGATIVE_WEIGHT = 0.6;
+
 /** Exceptions that name an existing rule are kept at a lower score than new rules (they only narrow one). */
 export const EXCEPTION_MARGIN = 1.5;
 
@@ -37,9 +56,23 @@ function toUnit(text: string): Unit {
   return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
 }
 
+/**
+ * The path globs of a rule minus those that are only what it mentions: a home-folder path ("~/.aws/credentials",
+ * outside the project) and a path after "file(s) in" ("a migration file in migrations/": where the file goes).
+ */
+function objectPathsDropped(text: string, globs: readonly string[]): string[] {
+  return globs
+    .filter((g) => {
+      if (g.startsWith("~")) return false;
+      const folder = g.replace(/\/\*\*$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      return !new RegExp(`(?:files?|datei(?:en)?|archivos?|ficheros?|файл\\p{L}*)\\s+(?:in|im|en|в)\\s+${folder}`, "iu").test(text);
+    })
+    .sort();
+}
+
 /** True when a sentence has a cue that can make it durable, a retraction or an exception. */
 function hasPositiveCue(c: Cues): boolean {
-  return c.standing || c.normative || c.fact || c.convention || c.procedure || c.retraction || c.exception;
+  return c.standing || c.normative || c.fact || c.convention || c.procedure || c.retraction || c.exception || c.steps || c.refinement;
 }
 
 function cueNames(c: Cues): string[] {
@@ -52,16 +85,24 @@ function cueNames(c: Cues): string[] {
  * "exception" verdict when score >= threshold - EXCEPTION_MARGIN, a bare permission ("you may ...") too;
  * otherwise keep iff score >= threshold.
  */
-export function judge(cands: readonly Candidate[], classifier: Classifier, threshold = DURABLE_THRESHOLD, opt: { classifyAll?: boolean } = {}): Verdict[] {
+export function judge(
+  cands: readonly Candidate[],
+  classifier: Classifier,
+  threshold = DURABLE_THRESHOLD,
+  opt: { classifyAll?: boolean; utterance?: UtteranceScorer; folders?: readonly string[] } = {},
+): Verdict[] {
   if (cands.length === 0) return [];
+  const model = opt.utterance ?? defaultUtteranceScorer();
   const pre = cands.map((c) => {
     const scope = inferScope(c.text);
-    const globs = scope.kind === "path" ? [...scope.globs].sort() : [];
-    return { globs, cues: cuesOf(c.text, globs.length > 0) };
+    const named = scope.kind === "path" ? objectPathsDropped(c.text, scope.globs) : [];
+    const globs = named.length > 0 ? named : folderScope(c.text, opt.folders ?? []);
+    const logit = Math.max(-UTTERANCE_CLIP, Math.min(UTTERANCE_CLIP, model.logit(c.text)));
+    return { globs, cues: cuesOf(c.text, globs.length > 0), logit };
   });
-  // Without a positive cue the score cannot reach the threshold (the classifier adds at most
-  // WEIGHTS.classifierRule = 1.5 < 2.5), so such sentences skip the classifier: exact, and much faster.
-  const need = pre.map((x, i) => (opt.classifyAll === true || hasPositiveCue(x.cues) ? i : -1)).filter((i) => i >= 0);
+  // The line classifier adds at most WEIGHTS.classifierRule = 1.5: a sentence with neither a positive cue nor
+  // the sentence model's vote cannot reach the threshold, so it skips the classifier (exact, and faster).
+  const need = pre.map((x, i) => (opt.classifyAll === true || hasPositiveCue(x.cues) || x.logit > 0 ? i : -1)).filter((i) => i >= 0);
   const rows = need.length ? classifier.scores(need.map((i) => toUnit((cands[i] as Candidate).text))) : [];
   const probs: Array<Record<KnowledgeType, number>> = cands.map(() => ({ constraint: 0, procedural: 0, belief: 1, preference: 0, episodic: 0 }));
   need.forEach((i, k) => {
@@ -69,15 +110,26 @@ export function judge(cands: readonly Candidate[], classifier: Classifier, thres
   });
   return cands.map((c, i) => {
     const p = probs[i] as Record<KnowledgeType, number>;
-    const { globs, cues } = pre[i] as { globs: string[]; cues: Cues };
-    const score = durabilityScore(cues, p);
+    const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
+    const score = Math.round((durabilityScore(cues, p) + (logit > 0 ? UTTERANCE_WEIGHT : UTTERANCE_NEGATIVE_WEIGHT) * logit) * 1000) / 1000;
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
+    // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over. Whatever the model says.
+    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative)) {
+      return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
+    }
+    const withdraws = isWithdrawal(c.text);
+    // A narrowing ("X is fine on your own branches, never on main") keeps its parent and is a rule of its own.
+    const narrows = !withdraws && (cues.retraction || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
+    if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
     if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
+    // An explicit withdrawal with no target is dropped, never stored as a rule (its score is kept below the threshold).
+    if (withdraws && !cues.question) return { ...base, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
     if (cues.retraction && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
     // A bare permission ("you may force-push to your own feature branches") is a candidate scoped exception:
     // the store keeps it only when it narrows an earlier rule on the same action/object (else it is dropped
     // unless it scores as a rule of its own).
-    if (PERMISSION_RE.test(c.text) && !cues.question && !cues.request && !cues.oneOff && score < threshold) return { ...base, keep: true, kind: "exception" as const };
+    // Whatever its score: the store nests it under the rule it relaxes, or (no such rule) keeps it as a rule of its own when it scores as one.
+    if (PERMISSION_RE.test(c.text) && !cues.question && !cues.request && !cues.oneOff) return { ...base, keep: true, kind: "exception" as const };
     const keep = score >= threshold;
     return { ...base, keep, kind: keep ? ("rule" as const) : ("drop" as const) };
   });
@@ -137,12 +189,28 @@ export function dropSecretClauses(text: string): string {
   return rest;
 }
 
+/** True when a sentence explicitly takes a rule back ("forget the rule about …", "scrap …", "vergiss …", 作废). */
+export function isWithdrawal(text: string): boolean {
+  const bare = text.replace(/[\u2018\u2019]/g, "'").replace(/`[^`]*`/g, " CODE ");
+  return WITHDRAW_RE.test(bare) || WITHDRAW_CJK.test(bare);
+}
+
 /** Turn a kept verdict into a statement for the store (filler stripped; permission text and expiry for retractions). */
 export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
   const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
-  const bare = v.text.replace(/[\u2018\u2019]/g, "'").replace(/`[^`]*`/g, " CODE ");
+  const withdraws = isWithdrawal(v.text);
+  if (v.kind === "retraction" && withdraws) st.withdraw = true;
+  if (v.kind === "rule" && v.cues.includes("refinement")) st.refine = true;
+  if ((v.kind === "rule" || v.kind === "exception") && v.cues.includes("expiry")) {
+    const until = expiryPhrase(v.text);
+    if (until) {
+      st.until = until;
+      const end = expiresAt(until, v.source.at);
+      if (end) st.expires = end;
+    }
+  }
   // "forget the X rule; you may ..." withdraws X: only the retirement is recorded (sidecar), no permission.
-  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !WITHDRAW_RE.test(bare) && !WITHDRAW_CJK.test(bare)) {
+  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws) {
     st.keepAsPermission = true;
     const until = expiryOf(v.text);
     if (until) st.until = until;

@@ -84,9 +84,9 @@ describe("durability: first-person needs are requests, third-person needs are ru
   });
 });
 
-describe("durability: a sentence with no rule cue is dropped whatever the classifier says", () => {
+describe("durability: the line classifier alone never keeps a sentence with no rule cue (the sentence model is undecided here)", () => {
   const alwaysConstraint = { name: "worst-case", scores: (u: readonly unknown[]) => u.map(() => ({ constraint: 1, procedural: 0, belief: 0, preference: 0, episodic: 0 })) };
   it.each(["we need a staging bucket for the image uploads", "fix the login test", "looks good, commit this one", "The staging database runs Postgres 16.", "Please say ok.", "what does the mailer do on bounce?"])("%s", (text) => {
-    expect(judge([{ text, source: src }], alwaysConstraint)[0]?.keep).toBe(false);
+    expect(judge([{ text, source: src }], alwaysConstraint, undefined, { utterance: { logit: () => 0 } })[0]?.keep).toBe(false);
   });
 });

@@ -3,6 +3,7 @@
  * Heavy modules (secretlint, the extractor) are loaded lazily inside extractTranscript so that
  * importing this file keeps the bundle's cold start fast.
  */
+import { resolve } from "node:path";
 import type { Classifier } from "../../engine/classify.js";
 import type { Deadline } from "./deadline.js";
 import { renderPinnedRules as renderPinnedRulesImpl } from "../store/pinned-rules.js";
@@ -41,6 +42,13 @@ export interface ExtractOptions {
    * reads to the end). Hooks pass one.
    */
   deadline?: Deadline;
+  /**
+   * Folders that exist in the project, relative to its root ("services/billing"): a folder name written
+   * without a slash in a rule ("in billing, ...") scopes the rule to it. Default: the folders under the
+   * project that holds a project-level rules folder (`<root>/.claude/rules/<name>`, io/project-folders.ts);
+   * none for other rules folders. Bench runs inject the session's layout.
+   */
+  folders?: readonly string[];
 }
 
 /** What one extraction run did. */
@@ -74,6 +82,12 @@ export interface ExtractReport {
  */
 export async function extractTranscript(opts: ExtractOptions): Promise<ExtractReport> {
   const mod = await import("./extract-run.js");
+  if (opts.folders === undefined) {
+    // A project-level rules folder: the project's own folders scope rules that name them without a slash.
+    const { projectFolders, projectRootOfRulesDir } = await import("../../io/project-folders.js");
+    const root = projectRootOfRulesDir(resolve(opts.rulesDir));
+    if (root !== undefined) return mod.runExtract({ ...opts, folders: projectFolders(root) });
+  }
   return mod.runExtract(opts);
 }
 

@@ -140,7 +140,7 @@ export class BatchRunner {
         cands.push({ text: dropSecretClauses(s), source: n === 0 ? src : { ...src, n } });
       });
     });
-    const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm) });
+    const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm), folders: opts.folders });
     // Sentences that a run stopped at its deadline consolidated: skipped, with the state they left.
     const skip = Math.min(pr.skipLeft, verdicts.length);
     pr.skipLeft -= skip;

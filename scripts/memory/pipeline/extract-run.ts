@@ -133,6 +133,7 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       await yieldAndCheck(trap);
       return true;
     };
+    const seenUuids = new Set<string>();
     const read = { start: pr.start, scanFrom: pr.scanFrom, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes, stop };
     for await (const l of scanTranscript(path, read, pr.startLine, trap)) {
       if (!l.complete) {
@@ -146,6 +147,10 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
       pr.endOffset = l.end;
       pr.endLine = l.line;
       tally.add(l);
+      // Stream transcripts repeat lines (same uuid) around compactions: a replay is read once.
+      const uuid = l.utterance?.uuid;
+      if (uuid !== undefined && seenUuids.has(uuid)) continue;
+      if (uuid !== undefined) seenUuids.add(uuid);
       if (l.utterance && batch.push({ u: l.utterance, line: l.line, offset: l.start }) && !(await flush())) break;
     }
     if (!pr.resumeAt) {

@@ -31,6 +31,8 @@ export const RuleSchema = z.object({
   kind: z.optional(z.literal("permission")),
   /** Expiry condition of a permission ("launch" in "until launch"). */
   until: z.optional(z.string()),
+  /** When a rule with an expiry that is a day stops applying (ISO; memory/expiry.ts): retired as "expired" once a later transcript line is past it. */
+  expires: z.optional(z.string()),
   /** Id of the rule this one refines (a scoped exception). */
   refines: z.optional(z.string()),
   /** Ids of rules this statement retired (a retraction or a replacement). */

@@ -1,0 +1,46 @@
+/**
+ * The folders of a project, for scoping rules by a folder named without a slash (memory/folder-scope.ts).
+ * Breadth-first from the project root to FOLDER_DEPTH levels, at most FOLDER_CAP folders; hidden folders and
+ * dependency / build output folders are skipped; unreadable folders are skipped silently.
+ */
+import { readdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+/** Levels below the root that are listed ("services/billing/src/handlers" is 4). */
+export const FOLDER_DEPTH = 4;
+/** Most folders listed (a monorepo's top levels fit; a home folder does not take seconds). */
+export const FOLDER_CAP = 5000;
+const SKIP = new Set(["node_modules", "vendor", "dist", "build", "target", "out", "coverage", "__pycache__", "venv"]);
+
+/** Project-relative folder paths ("services/billing") under `root`, sorted; [] when `root` cannot be read. */
+export function projectFolders(root: string): string[] {
+  const out: string[] = [];
+  let level = [""];
+  for (let d = 0; d < FOLDER_DEPTH && level.length > 0 && out.length < FOLDER_CAP; d++) {
+    const next: string[] = [];
+    for (const rel of level) {
+      let entries: import("node:fs").Dirent[];
+      try {
+        entries = readdirSync(join(root, rel), { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (!e.isDirectory() || e.name.startsWith(".") || SKIP.has(e.name)) continue;
+        const p = rel === "" ? e.name : `${rel}/${e.name}`;
+        out.push(p);
+        next.push(p);
+        if (out.length >= FOLDER_CAP) break;
+      }
+    }
+    level = next;
+  }
+  return out.sort();
+}
+
+/** The project root of a project-level rules folder (`<root>/.claude/rules/<name>`), or undefined for any other folder. */
+export function projectRootOfRulesDir(rulesDir: string): string | undefined {
+  const rules = dirname(rulesDir);
+  const claude = dirname(rules);
+  return basename(rules) === "rules" && basename(claude) === ".claude" ? dirname(claude) : undefined;
+}

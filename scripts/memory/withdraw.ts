@@ -1,0 +1,83 @@
+/**
+ * Finding what a withdrawal takes back by meaning, not by exact term overlap alone. A withdrawal rarely repeats
+ * its rule's words ("the cents-only thing for the ledger no longer applies" for "amounts in ledger are integers in
+ * cents"): it names the rule's subject with a shared identifier (a path, a folder, inline code, a name in Latin
+ * script inside CJK text), a compound's part ("cents-only" -> "cents"), or a word with the same first letters
+ * ("deploys" / "deployment"). Pure.
+ */
+import { tokenize } from "../engine/tokenize.js";
+
+/** Words of the withdrawal itself (cue words in 7 languages), never evidence for a target. */
+const CUE_WORDS = new Set(
+  ("forget ignore disregard drop scrap scratch cancel undo revoke withdraw retract lift rule rules thing said told about what that this the "
+    + "applies apply anymore longer needed required valid gone off instead moved now also anything "
+    + "vergiss streich regel gilt nicht mehr olvida regla ya no aplica забудь правило больше не отменяется "
+    // Function words of 3+ letters: never evidence either.
+    + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все").split(" "),
+);
+
+/** Lowercased word keys of a text: Latin/Cyrillic words of 3+ letters cut to their first 5 letters, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
+export function meaningKeys(text: string): Set<string> {
+  const out = new Set<string>();
+  const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
+  for (const raw of t.raw) {
+    for (const part of raw.toLowerCase().split(/[-_/.]+/)) {
+      if (part.length < 3 || CUE_WORDS.has(part)) continue;
+      out.add([...part].slice(0, 5).join(""));
+    }
+  }
+  for (const g of t.cjk) if ([...g].length === 2) out.add(g);
+  return out;
+}
+
+/** Identifiers a text names: inline code, paths, Latin words inside CJK text, words with digits. Lowercased. */
+export function namedThings(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/`([^`]+)`|([\w.-]+\/[\w./*-]*)|([A-Za-z][\w.-]*\d[\w.-]*)/g)) out.add((m[1] ?? m[2] ?? m[3] ?? "").toLowerCase().replace(/\/+$/, ""));
+  if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(text)) {
+    for (const m of text.matchAll(/[A-Za-z][\w.-]{2,}/g)) out.add(m[0].toLowerCase());
+  }
+  out.delete("");
+  return out;
+}
+
+/** Words naming a procedure (process, steps, order) in the seven languages. */
+const PROCEDURE_WORDS = /(?<![\p{L}])(?:procedure|process|steps|checklist|order|ablauf|reihenfolge|vorgehen|proceso|pasos|orden|порядок|процесс|процедур\p{L}*|шаги)(?![\p{L}])|流程|做法|步骤|手順|手続き|절차|순서/iu;
+
+/** A rule as the finder sees it. */
+export interface Withdrawable {
+  id: string;
+  text: string;
+}
+
+/**
+ * The rule a withdrawal most likely takes back, or undefined. Evidence: shared named things (2 points each) and
+ * shared meaning keys (1 point each); when the withdrawal names two or more things, a rule must share more than half of
+ * them (not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
+ * best rule needs at least 2 points (a tie goes to the
+ * later rule, the one said most recently). `rules` in the order they were stated.
+ */
+export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean } = {}): Withdrawable | undefined {
+  const keys = meaningKeys(text);
+  const things = namedThings(text);
+  const aboutProcedure = PROCEDURE_WORDS.test(text);
+  let best: Withdrawable | undefined;
+  let bestScore = 0;
+  for (const r of rules) {
+    let s = 0;
+    let sharedThings = 0;
+    for (const t of namedThings(r.text)) if (things.has(t)) sharedThings++;
+    // A withdrawal that names things (paths, code, Latin words in CJK text) names its rule's: most of them must be there.
+    // A refinement adds details, so it may name more than its rule.
+    if (!opts.refinement && things.size > 1 && sharedThings * 2 <= things.size) continue;
+    s += 2 * sharedThings;
+    // "that procedure is obsolete": a rule with steps is what it points at.
+    if (aboutProcedure && /\n|\s2[.)]\s/.test(r.text)) s += 1;
+    for (const k of meaningKeys(r.text)) if (keys.has(k)) s += 1;
+    if (s >= 2 && s >= bestScore) {
+      best = r;
+      bestScore = s;
+    }
+  }
+  return best;
+}

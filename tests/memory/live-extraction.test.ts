@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { regexClassifier } from "../../scripts/engine/classify.js";
+import { judge } from "../../scripts/memory/extract.js";
+import { folderScope } from "../../scripts/memory/folder-scope.js";
+import { splitSentences } from "../../scripts/memory/sentences.js";
+import { defaultUtteranceScorer } from "../../scripts/memory/utterance-default.js";
+import { parseUtteranceTsv, trainUtteranceModel, utteranceScorer } from "../../scripts/memory/utterance-model.js";
+import { findWithdrawTarget } from "../../scripts/memory/withdraw.js";
+import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
+import { activeRules, extractText, tempProject } from "./helpers.js";
+
+const src = { session: "s", line: 1, offset: 0 };
+const verdict = (text: string, folders: string[] = []) => judge([{ text, source: src }], regexClassifier, undefined, { folders })[0];
+
+describe("procedures are one rule, kept whole", () => {
+  it("a header ending in ':' and its numbered lines are one candidate, markers kept", () => {
+    expect(splitSentences("Hi. Before a release, the order is:\n1. run the tests\n2. tag it\n\nThanks.")).toEqual([
+      "Hi.",
+      "Before a release, the order is:\n1. run the tests\n2. tag it",
+      "Thanks.",
+    ]);
+  });
+  it("inline numbered steps after a colon (tui prompts) stay with their header; a later sentence is apart", () => {
+    expect(splitSentences("Release steps are: 1. bump the version 2. run the suite 3. push the tag. Thanks!")).toEqual([
+      "Release steps are: 1. bump the version 2. run the suite 3. push the tag.",
+      "Thanks!",
+    ]);
+  });
+  it("a procedure without any cue word is kept as a procedural rule", () => {
+    const v = verdict("Der Ablauf ist: 1. Branch anlegen 2. Test schreiben 3. Review anfordern");
+    expect(v?.keep).toBe(true);
+    expect(v?.type).toBe("procedural");
+  });
+});
+
+describe("durability is decided by the sentence model, not a cue lexicon", () => {
+  it("rules with no cue word are kept in several languages (at least 5 of 7); small talk with always/never is not", () => {
+    const rules = [
+      "Session tokens live in the keychain, not in local storage.",
+      "Uploads landen im Objektspeicher, nie auf der lokalen Platte.",
+      "Los informes se generan desde la réplica de lectura.",
+      "Все суммы в отчётах округляются до копеек.",
+      "日志统一走 logger。",
+      "設定値は環境ごとの YAML から読む。",
+      "업로드 파일은 오브젝트 스토리지에 둔다.",
+    ];
+    const kept = rules.filter((r) => verdict(r)?.keep);
+    expect(kept.length, `kept: ${kept.join(" | ")}`).toBeGreaterThanOrEqual(5);
+    for (const c of ["I can never find the right terminal tab.", "You always spot these typos, thank you!", "Keep your answers short, I'm on a call.", "Ты всегда так быстро отвечаешь, спасибо."]) expect(verdict(c)?.keep, c).toBe(false);
+  });
+  it("training is deterministic and the trained model separates its own two labels", () => {
+    const rows = parseUtteranceTsv("rule\tNo pushes to main.\nrule\tTests run before every merge.\nchat\tThanks, that helps.\nchat\tWhat does this function do?\n", "en");
+    const a = trainUtteranceModel(rows);
+    expect(trainUtteranceModel(rows)).toEqual(a);
+    const s = utteranceScorer(a);
+    expect(s.logit("No pushes to main.")).toBeGreaterThan(0);
+    expect(s.logit("Thanks, that helps.")).toBeLessThan(0);
+    expect(() => parseUtteranceTsv("maybe\tx\n", "en")).toThrow(/rule.*chat/);
+  });
+  it("the bundled model scores a rule above a question", () => {
+    const m = defaultUtteranceScorer();
+    expect(m.logit("Every schema change goes through a reviewed migration.")).toBeGreaterThan(m.logit("Why does the migration fail?"));
+  });
+});
+
+describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () => {
+  it("a narrowing keeps its parent and is stored as a rule of its own", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("No force-pushes to any branch."), assistant("Ok."), user("Force-pushing your own topic branches is fine, just not main."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual(["No force-pushes to any branch.", "Force-pushing your own topic branches is fine, just not main."]);
+  });
+  it("a withdrawal worded differently finds its target by a compound's part and a shared name", () => {
+    const rules = [
+      { id: "a", text: "Amounts in ledger are integers in cents, never floats." },
+      { id: "b", text: "Every endpoint gets an integration test." },
+    ];
+    expect(findWithdrawTarget(rules, "The cents-only thing for the ledger no longer applies.")?.id).toBe("a");
+    expect(findWithdrawTarget(rules, "Scrap that requirement about the weather.")).toBeUndefined();
+  });
+  it("a withdrawal in other words retires its rule in a real run", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Amounts in ledger are integers in cents, never floats."), assistant("Ok."), user("The cents-only thing for the ledger no longer applies, we use decimals there now."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).not.toContain("Amounts in ledger are integers in cents, never floats.");
+  });
+  it("a replayed line (same uuid, as stream transcripts repeat around a compaction) does not revive a withdrawn rule", async () => {
+    const p = tempProject();
+    const rule = user("Never deploy on Fridays.", "s1", { uuid: "u-rule", timestamp: "2026-11-29T10:00:00.000Z" });
+    const take = user("Forget the rule about Friday deploys.", "s1", { uuid: "u-take", timestamp: "2026-11-29T10:05:00.000Z" });
+    await extractText(p, jsonl([rule, assistant("Ok."), take, assistant("Ok."), rule, take.replace("u-take", "u-take") ]));
+    expect(activeRules(p.rulesDir)).toEqual([]);
+    const q = tempProject();
+    await extractText(q, jsonl([rule, assistant("Ok."), take]));
+    await extractText(q, jsonl([rule, assistant("Ok."), take, assistant("Ok."), rule]));
+    expect(activeRules(q.rulesDir)).toEqual([]);
+  });
+});
+
+describe("scope from folder names without a slash", () => {
+  const folders = ["services", "services/billing", "services/ledger", "docs", "notebooks"];
+  it("after a preposition of each language, or as the subject, an existing folder scopes the rule", () => {
+    expect(folderScope("In billing, never retry a charge.", folders)).toEqual(["services/billing/**"]);
+    expect(folderScope("Im Ledger keine Gleitkommazahlen.", folders)).toEqual(["services/ledger/**"]);
+    expect(folderScope("В billing никаких повторов.", folders)).toEqual(["services/billing/**"]);
+    expect(folderScope("ledger 里的表只读。", folders)).toEqual(["services/ledger/**"]);
+    expect(folderScope("Notebooks are never scheduled.", folders)).toEqual(["notebooks/**"]);
+  });
+  it("a folder that does not exist, a destination and a procedure give no scope", () => {
+    expect(folderScope("In payments, never retry a charge.", folders)).toEqual([]);
+    expect(folderScope("Copy the summary into docs before the release.", folders)).toEqual([]);
+    expect(folderScope("The order is:\n1. in billing run the tests\n2. tag", folders)).toEqual([]);
+  });
+  it("judge uses the injected folder list", () => {
+    expect(verdict("In billing, never retry a failed charge automatically.", folders)?.globs).toEqual(["services/billing/**"]);
+    expect(verdict("In billing, never retry a failed charge automatically.")?.globs).toEqual([]);
+  });
+});
+
+describe("refinement and expiry", { timeout: 30_000 }, () => {
+  it("a refined rule supersedes its parent, with a record in the sidecar", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Canary deploys always run for 30 minutes before promotion."), assistant("Ok."), user("Make that 15 minutes for the canary."), assistant("Ok.")]));
+    const { loadStore } = await import("../../scripts/memory/store/state.js");
+    const store = loadStore(p.rulesDir);
+    const parent = store.rules.find((r) => r.text.startsWith("Canary deploys"));
+    const child = store.rules.find((r) => r.text.startsWith("Make that"));
+    expect(child?.status).toBe("active");
+    expect(parent?.status).toBe("retired");
+    expect(parent?.retiredReason).toBe("refined");
+    expect(parent?.retiredById).toBe(child?.id);
+  });
+  it("'for today only' stores an expiry; a line on a later day retires the rule; an event-bound expiry stays", async () => {
+    const p = tempProject();
+    const day1 = (t: string, uuid: string) => user(t, "s1", { uuid, timestamp: "2026-11-29T10:00:00.000Z" });
+    await extractText(p, jsonl([day1("For today only, you can skip the changelog step.", "d1"), day1("Until the billing migration is done, no schema changes in billing.", "d2")]));
+    const { loadStore } = await import("../../scripts/memory/store/state.js");
+    let store = loadStore(p.rulesDir);
+    const today = store.rules.find((r) => r.text.startsWith("For today only"));
+    expect(today?.until).toBe("For today only");
+    expect(today?.expires).toBe("2026-11-29T23:59:59.999Z");
+    expect(store.rules.find((r) => r.text.startsWith("Until the billing"))?.expires).toBeUndefined();
+    await extractText(p, jsonl([day1("For today only, you can skip the changelog step.", "d1"), day1("Until the billing migration is done, no schema changes in billing.", "d2"), user("Never log card numbers.", "s1", { uuid: "d3", timestamp: "2026-11-30T09:00:00.000Z" })]));
+    store = loadStore(p.rulesDir);
+    expect(store.rules.find((r) => r.text.startsWith("For today only"))?.retiredReason).toBe("expired");
+    expect(activeRules(p.rulesDir)).toEqual(["Until the billing migration is done, no schema changes in billing.", "Never log card numbers."]);
+  });
+});
