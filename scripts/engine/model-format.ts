@@ -7,7 +7,7 @@ import { GROUPS, HASH_BITS } from "./features.js";
 import { TYPES } from "./types.js";
 
 export const MODEL_FORMAT = "knowledge-triage/model";
-export const MODEL_VERSION = 4;
+export const MODEL_VERSION = 5;
 
 
 /** Encode numbers as base64 little-endian Float32 (the model file's array encoding). */
