@@ -49,7 +49,7 @@ if (process.argv.includes("--skip-train")) {
   const cv = crossValidate(ex, DEFAULT_TRAIN_OPTIONS);
   const held = cv.scored.map((i) => cv.logits[i] as number[]);
   const ys = cv.scored.map((i) => (ex[i] as (typeof ex)[number]).y);
-  const off = fitDecisionOffsets(held, ys, model.metadata.minConstraintRecall);
+  const off = fitDecisionOffsets(held, ys, model.metadata.minConstraintRecall, model.metadata.minConstraintPrecision);
   const adj = computeMetrics(
     ys.map((y) => TYPES[y] as KnowledgeType),
     held.map((z) => TYPES[argmax(z.map((v, k) => v + (off[k] as number)))] as KnowledgeType),

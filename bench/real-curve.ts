@@ -18,8 +18,8 @@ import { defaultModelPath } from "../scripts/paths.js";
 import { loadRealSet, realReport, scoreDocs } from "./real-lib.js";
 
 /** A Classifier over in-memory float weights (no quantisation), with logit offsets added. */
-export function fitClassifier(fit: ReturnType<typeof fitModel>, offsets: readonly number[], temperature = 1): Classifier {
-  const index = buildTermIndex(fit.terms, fit.idf, DEFAULT_TRAIN_OPTIONS.groupWeights);
+export function fitClassifier(fit: ReturnType<typeof fitModel>, offsets: readonly number[], temperature = 1, groupWeights = DEFAULT_TRAIN_OPTIONS.groupWeights): Classifier {
+  const index = buildTermIndex(fit.terms, fit.idf, groupWeights);
   return {
     name: "model",
     scores(units) {
@@ -62,12 +62,19 @@ if (isMain) {
   const test = loadLabelledData(join(root, "data", "test")).docs;
   console.log(`learning curve: ${docs.length} training documents; dev ${set.docs.length} files; offsets of the shipped model ${shipped.map((o) => o.toFixed(2)).join(" ")}`);
   console.log("fraction  docs  units   dev macro-F1 (argmax / offsets)  rule P/R (offsets)   constraint P/R (offsets)  en/zh/ja/de/ru/es/ko (offsets)  test");
+  // --weights g=v,g=v overrides feature-group weights (for experiments).
+  const weights = { ...DEFAULT_TRAIN_OPTIONS.groupWeights };
+  for (const kv of (all("--weights")[0] ?? "").split(",").filter(Boolean)) {
+    const [g, v] = kv.split("=");
+    weights[g as string] = Number(v);
+  }
+  const opts = { ...DEFAULT_TRAIN_OPTIONS, groupWeights: weights };
   for (const f of fractions) {
     const sub = docSubset(docs, f, DEFAULT_TRAIN_OPTIONS.seed);
     const ex = buildExamples(sub, false);
-    const fit = fitModel(ex, DEFAULT_TRAIN_OPTIONS);
-    const plain = realReport(scoreDocs(set, () => fitClassifier(fit, [0, 0, 0, 0, 0])));
-    const clf = fitClassifier(fit, shipped);
+    const fit = fitModel(ex, opts);
+    const plain = realReport(scoreDocs(set, () => fitClassifier(fit, [0, 0, 0, 0, 0], 1, weights)));
+    const clf = fitClassifier(fit, shipped, 1, weights);
     const r = realReport(scoreDocs(set, () => clf));
     const langs = ["en", "zh", "ja", "de", "ru", "es", "ko"].map((l) => r.byLang.find(([k]) => k === l)?.[1].macroF1.toFixed(2) ?? "-").join("/");
     const t = evaluateDocs(test, clf).metrics.macroF1;

@@ -169,3 +169,40 @@ export function realReport(units: readonly ScoredUnit[]): RealReport {
     constraintSweep: precisionAtRecall(units, (u) => u.scores.constraint, (u) => u.gold === "constraint", FLOORS.constraintRecall),
   };
 }
+
+/** Units re-decided with logit offsets added to the log-probabilities (offsets in TYPES order). */
+export function withOffsets(units: readonly ScoredUnit[], offsets: readonly number[]): ScoredUnit[] {
+  return units.map((u) => {
+    let best = 0;
+    const z = TYPES.map((t, k) => Math.log(Math.max(1e-12, u.scores[t])) + (offsets[k] as number));
+    for (let k = 1; k < z.length; k++) if ((z[k] as number) > (z[best] as number)) best = k;
+    return { ...u, pred: TYPES[best] as KnowledgeType };
+  });
+}
+
+/**
+ * Decision offsets fitted on the dev set itself, scored honestly with grouped folds: the files are
+ * dealt into `folds` folds (sorted by name, round robin), and each fold is re-decided with offsets
+ * fitted (fitDecisionOffsets: constraint recall target, precision floor) on the other folds' files
+ * only, so no file is scored by offsets fitted on it. Returns the re-decided units and the offsets
+ * fitted on all files (what a model shipped with dev-fitted offsets would carry).
+ */
+export function groupedDevOffsets(
+  units: readonly ScoredUnit[],
+  fit: (held: number[][], y: number[]) => number[],
+  folds = 5,
+): { units: ScoredUnit[]; all: number[] } {
+  const groups = [...new Set(units.map((u) => u.group))].sort();
+  const foldOf = new Map(groups.map((g, i) => [g, i % folds]));
+  const logp = (u: ScoredUnit): number[] => TYPES.map((t) => Math.log(Math.max(1e-12, u.scores[t])));
+  const y = (u: ScoredUnit): number => TYPES.indexOf(u.gold);
+  const out: ScoredUnit[] = [];
+  for (let f = 0; f < folds; f++) {
+    const trainU = units.filter((u) => foldOf.get(u.group) !== f);
+    const testU = units.filter((u) => foldOf.get(u.group) === f);
+    if (testU.length === 0) continue;
+    const off = fit(trainU.map(logp), trainU.map(y));
+    out.push(...withOffsets(testU, off));
+  }
+  return { units: out, all: fit(units.map(logp), units.map(y)) };
+}

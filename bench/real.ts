@@ -17,7 +17,8 @@ import { TYPES } from "../scripts/engine/types.js";
 import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { readModel } from "../scripts/io/model-file.js";
 import { defaultModelPath } from "../scripts/paths.js";
-import { FLOORS, loadRealSet, realReport, scoreDocs } from "./real-lib.js";
+import { fitDecisionOffsets } from "../scripts/engine/train.js";
+import { FLOORS, groupedDevOffsets, loadRealSet, realReport, scoreDocs } from "./real-lib.js";
 
 const root = resolve(import.meta.dirname, "..");
 const arg = (name: string): string | undefined => {
@@ -88,6 +89,17 @@ for (const [lang, m] of r.byLang) {
 }
 console.log("\nper file kind (macro-F1, accuracy)");
 for (const [kind, m] of r.byKind) console.log(`  ${`${kind} (${m.units} lines)`.padEnd(30)} macro-F1 ${f3(m.macroF1)}  accuracy ${f3(m.accuracy)}`);
+
+// What offsets fitted on real files would give, scored with grouped folds over the dev files.
+{
+  const g = groupedDevOffsets(units, (held, y) => fitDecisionOffsets(held, y, FLOORS.constraintRecall, FLOORS.constraintPrecision));
+  const d = realReport(g.units);
+  console.log(`\ndecision offsets fitted on the dev set, grouped 5-fold over files (all-file offsets ${g.all.map((o) => o.toFixed(2)).join(" ")}):`);
+  console.log(
+    `  info macro-F1 ${f3(d.overall.macroF1)}; rule P/R ${f3(d.rule.precision)}/${f3(d.rule.recall)}; constraint P/R ${f3(d.constraint.precision)}/${f3(d.constraint.recall)}; ` +
+      d.byLang.map(([l, m]) => `${l} ${f3(m.macroF1)}`).join(", "),
+  );
+}
 
 const testDir = join(root, "data", "test");
 if (existsSync(testDir)) {
