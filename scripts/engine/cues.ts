@@ -42,7 +42,8 @@ export type SectionKind = (typeof SECTION_KINDS)[number];
 
 const PROHIB_RE = new RegExp(
   [
-    String.raw`\b(never|don't|do not|does not need|must not|mustn't|shall not|should not|shouldn't|cannot|can't|may not|not allowed|forbidden|prohibited|no longer)\b`,
+    String.raw`\b(never|don't|do not|does not need|must not|mustn't|shall not|should not|shouldn't|cannot|can't|may not|not allowed|forbidden|prohibited|no longer|read-only|readonly|off-limits|off limits|append-only|not in git|not in the|not on the)\b`,
+    "solo lectura|schreibgeschützt|nur lesend|только для чтения|只读|読み取り専用|읽기\\s*전용",
     String.raw`^(no|not|nunca|jamás|nie|niemals|kein|keine|keinen|nicht|никогда|нельзя|не)\s`,
     String.raw`\b(nunca|jamás|prohibido|no (se )?(debe|deben|debes|uses|utilices|hagas|modifiques|cambies|agregues|añadas|crees|incluyas))\b`,
     String.raw`\b(niemals|verboten|keinesfalls|darf nicht|dürfen nicht|nicht erlaubt)\b`,
@@ -134,14 +135,13 @@ const CJK_CHAR_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scr
  * (types.ts UnitKind); `raw` the unit's full text (list marker included, for checklist marks).
  */
 export function lineForms(body: string, raw: string, kind: string): number {
-  const t = body
-    .replace(/^\s*(\*\*|__)?/, (m) => m)
-    .trim()
-    .toLowerCase();
-  const plain = t.replace(/[*_`]/g, "").replace(/^[✅☑✔❌🚫⛔✗✖🔴🟡🟢⚠️\s]+/u, "");
+  const t = body.slice(0, 600).trim().toLowerCase();
+  // The cues of a line sit in its first few hundred characters; a code block is a command block.
+  if (kind === "code") return BIT.cmd;
+  const plain = t.slice(0, 400).replace(/[*_`]/g, "").replace(/^[✅☑✔❌🚫⛔✗✖🔴🟡🟢⚠️\s]+/u, "");
   let f = 0;
   if (kind === "table-row" || kind === "table-header") f |= BIT.table;
-  if (kind === "code" || CMD_FIRST_RE.test(plain) || /^\$\s?\S/.test(t)) f |= BIT.cmd;
+  if (CMD_FIRST_RE.test(plain) || /^\$\s?\S/.test(t)) f |= BIT.cmd;
   if (TREE_RE.test(raw)) f |= BIT.tree;
   if (DONE_RE.test(raw)) f |= BIT.done;
   if (NO_RE.test(raw)) f |= BIT.no;
@@ -179,7 +179,7 @@ export function hasForm(mask: number, f: Form): boolean {
 const SECTION_RES: [SectionKind, RegExp][] = [
   [
     "log",
-    /\b(progress|status|changelog|change log|history|log|done|completed|recent changes|recent work|session|sessions|journal|what works|accomplishments|milestones?|archive|release notes|updates?|timeline)\b|進捗|完了|履歴|変更|更新履歴|作業ログ|実装済|进度|进展|已完成|完成情况|历史|更新日志|日志|变更|진행|완료|변경|이력|작업\s*로그|прогресс|статус|выполнено|заверш|история|журнал|изменени|fortschritt|erledigt|verlauf|änderungen|protokoll|progreso|completado|historial|cambios|bitácora|(19|20)\d\d[-/.]\d\d?/u,
+    /\b(progress|changelog|change log|history|log|done|completed|recent changes|recent work|session|sessions|journal|accomplishments|milestones?|archive|release notes|timeline)\b|進捗|完了|履歴|更新履歴|作業ログ|実装済|进度|进展|已完成|完成情况|历史|更新日志|日志|진행\s*상황|완료|이력|작업\s*로그|прогресс|выполнено|заверш|история|журнал|изменени|fortschritt|erledigt|verlauf|änderungen|protokoll|progreso|completado|historial|cambios|bitácora|(19|20)\d\d[-/.]\d\d?/u,
   ],
   [
     "binding",
