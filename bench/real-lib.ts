@@ -189,7 +189,7 @@ export function withOffsets(units: readonly ScoredUnit[], offsets: readonly numb
  */
 export function groupedDevOffsets(
   units: readonly ScoredUnit[],
-  fit: (held: number[][], y: number[]) => number[],
+  fitOffsets: (held: number[][], y: number[]) => number[],
   folds = 5,
 ): { units: ScoredUnit[]; all: number[] } {
   const groups = [...new Set(units.map((u) => u.group))].sort();
@@ -201,8 +201,8 @@ export function groupedDevOffsets(
     const trainU = units.filter((u) => foldOf.get(u.group) !== f);
     const testU = units.filter((u) => foldOf.get(u.group) === f);
     if (testU.length === 0) continue;
-    const off = fit(trainU.map(logp), trainU.map(y));
+    const off = fitOffsets(trainU.map(logp), trainU.map(y));
     out.push(...withOffsets(testU, off));
   }
-  return { units: out, all: fit(units.map(logp), units.map(y)) };
+  return { units: out, all: fitOffsets(units.map(logp), units.map(y)) };
 }

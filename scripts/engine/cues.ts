@@ -40,7 +40,20 @@ const BIT = Object.fromEntries(FORMS.map((f, i) => [f, 1 << i])) as Record<Form,
 export const SECTION_KINDS = ["binding", "soft", "log", "reference", "procedure", "neutral"] as const;
 export type SectionKind = (typeof SECTION_KINDS)[number];
 
-const PROHIB_RE = new RegExp(
+/**
+ * A cue regex over alternatives in several languages, in two compiled forms: all alternatives, and
+ * (for ASCII-only text, most lines of most files) only the alternatives that can match ASCII text —
+ * an alternative with no ASCII letter outside its escapes needs a non-ASCII character to match. The
+ * same matches either way, at a fraction of the cost.
+ */
+function cueRegex(alternatives: readonly string[]): { test(text: string, ascii: boolean): boolean } {
+  const all = new RegExp(alternatives.join("|"), "u");
+  const latin = alternatives.filter((a) => /[a-z]/i.test(a.replace(/\\./g, "")));
+  const asciiRe = new RegExp(latin.join("|"), "u");
+  return { test: (text, ascii) => (ascii ? asciiRe : all).test(text) };
+}
+
+const PROHIB_RE = cueRegex(
   [
     String.raw`\b(never|don't|do not|does not need|must not|mustn't|shall not|should not|shouldn't|cannot|can't|may not|not allowed|forbidden|prohibited|no longer|read-only|readonly|off-limits|off limits|append-only|not in git|not in the|not on the)\b`,
     "solo lectura|schreibgeschützt|nur lesend|только для чтения|只读|読み取り専用|읽기\\s*전용",
@@ -51,10 +64,9 @@ const PROHIB_RE = new RegExp(
     "不要|禁止|不得|严禁|绝不|不能|切勿|不可以|不允许|別|别",
     "しない(こと|で|ように)|してはいけない|してはならない|しないでください|厳禁|べからず|使わない|書かない|変更しない",
     "금지|하지\\s*마|하지\\s*않|말\\s*것|안\\s*됩니다|마세요|불가",
-  ].join("|"),
-  "u",
+  ],
 );
-const OBLIG_RE = new RegExp(
+const OBLIG_RE = cueRegex(
   [
     String.raw`\b(must|always|required|mandatory|shall|need to|needs to|have to|has to|only|at all times|critical|important|strictly|ensure)\b`,
     String.raw`\b(siempre|debe|deben|debes|obligatorio|obligatoria|necesario|hay que|tiene que|tienes que|solo|sólo|exclusivamente)\b`,
@@ -63,10 +75,9 @@ const OBLIG_RE = new RegExp(
     "必须|必需|务必|一定要|总是|始终|只能|应当|强制|要求",
     "必ず|必須|常に|しなければ|なければならない|のみ|絶対",
     "반드시|항상|필수|해야|만\\s",
-  ].join("|"),
-  "u",
+  ],
 );
-const SOFT_RE = new RegExp(
+const SOFT_RE = cueRegex(
   [
     String.raw`\b(should|prefer|prefers|preferably|preferred|ideally|try to|consider|recommended|avoid|if possible|where possible|when possible|if appropriate|generally|usually|favou?r|rather than|instead of|keep it|aim for)\b`,
     String.raw`\b(preferir|prefiere|prefiero|preferiblemente|idealmente|evita|evitar|intenta|procura|recomendable|recomendado|mejor|en lo posible|debería|deberías|priorizar|prioriza)\b`,
@@ -75,10 +86,9 @@ const SOFT_RE = new RegExp(
     "尽量|最好|推荐|建议|优先|避免|应该|尽可能|倾向",
     "なるべく|できれば|できるだけ|推奨|望ましい|好ましい|避け|優先|ほうが|方が良い|べき",
     "가급적|권장|선호|지양|피하|좋습니다|바랍니다|것이\\s*좋|되도록|우선",
-  ].join("|"),
-  "u",
+  ],
 );
-const PAST_RE = new RegExp(
+const PAST_RE = cueRegex(
   [
     String.raw`^(\w{3,}ed|was|were|had|did|ran|wrote|found|broke|got|made|built|set up)\b`,
     String.raw`\b(fixed|added|removed|implemented|completed|finished|merged|shipped|deployed|resolved|released|migrated|refactored|created|updated|done|tested|verified)\b`,
@@ -88,10 +98,9 @@ const PAST_RE = new RegExp(
     "已完成|完成了|已经|已修复|修复了|实现了|已实现|已添加|添加了|新增了|已更新|已解决|已上线|已合并",
     "完了|済み|しました|ました|した。?$|追加した|実装した|修正した|対応済|作成済",
     "완료|했습니다|했다|됨|함\\s*$|하였|해결|추가됨|수정됨|구현됨",
-  ].join("|"),
-  "u",
+  ],
 );
-const IMPER_RE = new RegExp(
+const IMPER_RE = cueRegex(
   [
     String.raw`^(run|use|add|keep|make|write|check|ensure|call|install|set|create|update|delete|remove|put|follow|return|open|commit|push|deploy|test|read|send|ask|verify|confirm|include|document|log|respond|reply|start|stop|build|export|restart|apply|merge|rebase|tag|name|store|treat|flag|mark|report|move|copy|wrap|validate|prefer|avoid|do|don't|never|always|please|see|refer|go|review|explain|provide|answer|load|save|place|list|describe|identify|analy[sz]e|look|find|search|fix|implement|handle|define|put|give|tell|show|mention|cite|escalate)\b`,
     String.raw`^(usa|usar|utiliza|utilizar|haz|hacer|mantén|mantener|evita|evitar|asegúrate|asegurar|revisa|revisar|ejecuta|ejecutar|escribe|escribir|crea|crear|añade|agregar|analizar|evaluar|identificar|mostrar|explicar|respetar|modificar|resolver|priorizar|guarda|lista)(?=\s|$|[.,:])`,
@@ -100,8 +109,7 @@ const IMPER_RE = new RegExp(
     "^(请|使用|运行|执行|确保|保持|遵循|添加|更新|检查|创建|编写|阅读|提交|参考|查看|安装|调用|遵守|采用|保证|先|不要|禁止|避免)",
     "(する|すること|してください|して下さい|しろ|せよ|ください|こと|ようにする)。?$",
     "(하세요|해주세요|하십시오|할\\s*것|하라|해라|합니다|한다|하기|주세요)\\.?$",
-  ].join("|"),
-  "u",
+  ],
 );
 /** Spanish text (a Spanish letter or function word), gating the infinitive-first instruction form. */
 const ES_RE = /[ñ¿¡]|\b(el|la|los|las|del|que|para|por|con|una|según|cuando|si)\b/u;
@@ -127,6 +135,7 @@ const JA_NOUNSTOP_RE = /[\p{Script=Han}\p{Script=Katakana}ー][)）」』\]】*`
 const JA_RE = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const KO_RE = /\p{Script=Hangul}/u;
 const KO_VERB_END_RE = /(다|요|죠|까|오|라|것|음|함|됨|임)[.!?)）]*\s*$/u;
+const NON_ASCII_RE = /[^\x00-\x7f]/;
 const WORD_RE = /[\p{L}\p{N}]+/gu;
 const CJK_CHAR_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 
@@ -138,7 +147,8 @@ export function lineForms(body: string, raw: string, kind: string): number {
   const t = body.slice(0, 600).trim().toLowerCase();
   // The cues of a line sit in its first few hundred characters; a code block is a command block.
   if (kind === "code") return BIT.cmd;
-  const plain = t.slice(0, 400).replace(/[*_`]/g, "").replace(/^[✅☑✔❌🚫⛔✗✖🔴🟡🟢⚠️\s]+/u, "");
+  const plain = t.slice(0, 400).replace(/[*_`]/g, "").replace(/^(?:[✅☑✔❌🚫⛔✗✖🔴🟡🟢⚠\s]|\uFE0F)+/u, "");
+  const ascii = !NON_ASCII_RE.test(plain);
   let f = 0;
   if (kind === "table-row" || kind === "table-header") f |= BIT.table;
   if (CMD_FIRST_RE.test(plain) || /^\$\s?\S/.test(t)) f |= BIT.cmd;
@@ -148,11 +158,11 @@ export function lineForms(body: string, raw: string, kind: string): number {
   if (raw.includes("[ ]")) f |= BIT.todo;
   if (DATE_RE.test(t)) f |= BIT.date;
   if (/[?？]\s*$/.test(t)) f |= BIT.question;
-  if (PROHIB_RE.test(plain)) f |= BIT.prohib;
-  if (OBLIG_RE.test(plain)) f |= BIT.oblig;
-  if (SOFT_RE.test(plain)) f |= BIT.soft;
-  if (PAST_RE.test(plain)) f |= BIT.past;
-  if (IMPER_RE.test(plain) || (ES_RE.test(plain) && ES_INF_RE.test(plain)) || (DE_RE.test(plain) && DE_INF_END_RE.test(plain))) f |= BIT.imper;
+  if (PROHIB_RE.test(plain, ascii)) f |= BIT.prohib;
+  if (OBLIG_RE.test(plain, ascii)) f |= BIT.oblig;
+  if (SOFT_RE.test(plain, ascii)) f |= BIT.soft;
+  if (PAST_RE.test(plain, ascii)) f |= BIT.past;
+  if (IMPER_RE.test(plain, ascii) || (ES_RE.test(plain) && ES_INF_RE.test(plain)) || (DE_RE.test(plain) && DE_INF_END_RE.test(plain))) f |= BIT.imper;
   if (PERSONA_RE.test(plain)) f |= BIT.persona;
   if (LANG_RE.test(plain)) f |= BIT.lang;
   if (META_RE.test(t)) f |= BIT.meta;
@@ -179,11 +189,11 @@ export function hasForm(mask: number, f: Form): boolean {
 const SECTION_RES: [SectionKind, RegExp][] = [
   [
     "log",
-    /\b(progress|changelog|change log|history|log|done|completed|recent changes|recent work|session|sessions|journal|accomplishments|milestones?|archive|release notes|timeline)\b|進捗|完了|履歴|更新履歴|作業ログ|実装済|进度|进展|已完成|完成情况|历史|更新日志|日志|진행\s*상황|완료|이력|작업\s*로그|прогресс|выполнено|заверш|история|журнал|изменени|fortschritt|erledigt|verlauf|änderungen|protokoll|progreso|completado|historial|cambios|bitácora|(19|20)\d\d[-/.]\d\d?/u,
+    /\b(progress|changelog|change log|history|log|done|completed|recent changes|recent work|session|sessions|journal|accomplishments|milestones?|archive|release notes|timeline)\b|進捗|完了|履歴|更新履歴|作業ログ|実装済|进度|进展|已完成|完成情况|历史|更新日志|日志|進度|進展|歷史|日誌|紀錄|修復|修复记录|진행\s*상황|완료|이력|작업\s*로그|прогресс|выполнено|заверш|история|журнал|изменени|fortschritt|erledigt|verlauf|änderungen|protokoll|progreso|completado|historial|cambios|bitácora|(19|20)\d\d[-/.]\d\d?/u,
   ],
   [
     "binding",
-    /\b(rules?|must|never|always|mandatory|critical|important|required|requirements|constraints?|do not|don't|prohibited|forbidden|strict|non-negotiable|hard limits?|guardrails?|security|safety|compliance)\b|ルール|禁止|必須|重要|厳守|制約|规则|规范|禁止|必须|约束|重要|注意事项|규칙|금지|필수|중요|제약|правил|запрещ|обязательн|важно|ограничени|regeln|verboten|pflicht|wichtig|niemals|immer|reglas|prohibido|obligatori|importante|restricciones|nunca|siempre/u,
+    /\b(rules?|must|never|always|mandatory|critical|important|required|requirements|constraints?|do not|don't|prohibited|forbidden|strict|non-negotiable|hard limits?|guardrails?|security|safety|compliance)\b|ルール|禁止|必須|重要|厳守|制約|规则|规范|禁止|必须|约束|重要|注意事项|規則|規範|約束|注意事項|규칙|금지|필수|중요|제약|правил|запрещ|обязательн|важно|ограничени|regeln|verboten|pflicht|wichtig|niemals|immer|reglas|prohibido|obligatori|importante|restricciones|nunca|siempre/u,
   ],
   [
     "soft",
@@ -191,7 +201,7 @@ const SECTION_RES: [SectionKind, RegExp][] = [
   ],
   [
     "procedure",
-    /\b(workflow|steps?|how to|commands?|setup|set up|build|testing|tests?|deploy|deployment|release|install|installation|usage|getting started|procedure|process|checklist|todo|to-do|next steps?|tasks?|plan)\b|手順|コマンド|ワークフロー|セットアップ|次のステップ|タスク|步骤|命令|流程|工作流|部署|待办|下一步|任务|절차|명령|워크플로|다음\s*단계|작업|шаги|команды|процесс|установка|задачи|следующ|schritte|befehle|ablauf|aufgaben|nächste|pasos|comandos|flujo|tareas|próximos/u,
+    /\b(workflow|steps?|how to|commands?|setup|set up|build|testing|tests?|deploy|deployment|release|install|installation|usage|getting started|procedure|process|checklist|todo|to-do|next steps?|tasks?|plans?|planned|roadmap|backlog|pending|goals?|what's left|future|upcoming|phase)\b|手順|コマンド|ワークフロー|セットアップ|次のステップ|タスク|今後|予定|残タスク|フェーズ|次にやること|步骤|步驟|命令|流程|工作流|部署|待办|待辦|下一步|任务|任務|计划|計劃|計畫|目标|目標|向后|향후|계획|목표|планы?|цели|ziele|geplant|objetivos|pendiente|절차|명령|워크플로|다음\s*단계|작업|шаги|команды|процесс|установка|задачи|следующ|schritte|befehle|ablauf|aufgaben|nächste|pasos|comandos|flujo|tareas|próximos/u,
   ],
   [
     "reference",
@@ -200,11 +210,29 @@ const SECTION_RES: [SectionKind, RegExp][] = [
 ];
 
 /**
- * The kind of a unit's section: the first kind whose cue matches, looking at the lead-in, then the
- * innermost heading, then the one above it (nearest context wins); "neutral" when none matches.
+ * The kind of a unit's section: the first kind whose cue matches, looking at the lead-in when it is a
+ * "...:" sentence, the innermost heading, a lead-in that is a parent item, then the heading above
+ * (nearest context wins); "neutral" when none matches.
  */
 export function sectionKind(headings: readonly string[], leadIn: string): SectionKind {
-  const ctx = [leadIn, headings[headings.length - 1] ?? "", headings[headings.length - 2] ?? ""];
+  const key = `${leadIn}\u0001${headings[headings.length - 1] ?? ""}\u0001${headings[headings.length - 2] ?? ""}`;
+  let kind = sectionCache.get(key);
+  if (kind === undefined) {
+    kind = sectionKindUncached(headings, leadIn);
+    if (sectionCache.size > 10_000) sectionCache.clear();
+    sectionCache.set(key, kind);
+  }
+  return kind;
+}
+/** Memo of sectionKind: headings and lead-ins repeat over a file's units. */
+const sectionCache = new Map<string, SectionKind>();
+
+function sectionKindUncached(headings: readonly string[], leadIn: string): SectionKind {
+  // A lead-in sentence ("Never do the following:") speaks for its list; a parent item that only names
+  // a topic does not, so it comes after the headings.
+  const inner = headings[headings.length - 1] ?? "";
+  const outer = headings[headings.length - 2] ?? "";
+  const ctx = /[:：]\s*(\*\*)?\s*$/.test(leadIn) ? [leadIn, inner, outer] : [inner, leadIn, outer];
   for (const c of ctx) {
     if (!c) continue;
     const t = c.toLowerCase();
