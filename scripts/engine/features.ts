@@ -5,12 +5,16 @@
  *   h: word of the nearest two headings   p: word of the lead-in (parent item / "...:" line)
  *   n: shape of the neighbouring units
  *   x: cue mix of the unit's section (share of sibling units with hard modals, soft modals,
- *      commands, dates/past tense), and the cues of the previous and next unit
+ *      commands, dates/past tense, noun phrases), and the cues of the previous and next unit
+ *   q: the line's form (cues.ts FORMS: command, prohibition, obligation, softened, narrated work,
+ *      noun phrase, checklist mark, table row, tree, ...) alone, the section's kind (cues.ts
+ *      SECTION_KINDS, from headings and lead-in) alone, and their conjunctions kind|form, kind|unit kind
  * Features are hashed, not stored as strings (the "hashing trick", Weinberger et al. 2009): each is
  * FNV-1a 32-bit over its characters, seeded by its group, folded to HASH_BITS bits; its id is
  * bucket | (group index << HASH_BITS). A unit's features are returned as a list of ids with repeats
  * (term frequencies); tf-idf weighting happens in the vectoriser (inference.ts).
  */
+import { FORMS, lineForms, sectionKind } from "./cues.js";
 import { clearTokenizerCaches, tokenize } from "./tokenize.js";
 import type { Unit } from "./types.js";
 
@@ -18,7 +22,7 @@ import type { Unit } from "./types.js";
 export const HASH_BITS = 20;
 export const HASH_MASK = (1 << HASH_BITS) - 1;
 /** Feature groups in id order: group index g is stored as id >>> HASH_BITS. */
-export const GROUPS = "wbckfshpnx";
+export const GROUPS = "wbckfshpnxq";
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -62,6 +66,7 @@ export const GROUP_WEIGHTS: Readonly<Record<string, number>> = {
   p: 1,
   n: 0.8,
   x: 0.8,
+  q: 1,
 };
 
 const IMPERATIVE = new Set([
@@ -206,7 +211,16 @@ const CUE_HARD = 1;
 const CUE_SOFT = 2;
 const CUE_CMD = 4;
 const CUE_PAST = 8;
+const CUE_NP = 32;
 const MONTH_BIT = 16;
+const formBit = (name: (typeof FORMS)[number]): number => 1 << FORMS.indexOf(name);
+const F_PROHIB = formBit("prohib");
+const F_OBLIG = formBit("oblig");
+const F_SOFT = formBit("soft");
+const F_PAST = formBit("past");
+const F_CMD = formBit("cmd");
+const F_NP = formBit("np");
+const F_NOUNSTOP = formBit("nounstop");
 /** Cue bits of each cue word and month name, so one map lookup per token replaces four set lookups. */
 const CUE_OF = new Map<string, number>();
 for (const [set, bit] of [[HARD_WORDS, CUE_HARD], [SOFT_WORDS, CUE_SOFT], [PAST_WORDS, CUE_PAST], [MONTHS, MONTH_BIT]] as const) {
@@ -225,6 +239,8 @@ export interface UnitAnalysis {
   date: boolean;
   /** The body has a digit. */
   digit: boolean;
+  /** Line-form bitmask (cues.ts FORMS). */
+  forms: number;
 }
 
 /** Tokenise a unit once and compute its cue families and date flag. Pure. */
@@ -241,7 +257,13 @@ export function analyze(u: Unit): UnitAnalysis {
   const digit = DIGIT_RE.test(body);
   const date = (month || digit) && DATE_RE.test(body);
   if (date) cues |= CUE_PAST;
-  return { words, raw, cjk, body, cues, date, digit };
+  const forms = lineForms(body, u.text, u.kind);
+  if (forms & (F_PROHIB | F_OBLIG)) cues |= CUE_HARD;
+  if (forms & F_SOFT) cues |= CUE_SOFT;
+  if (forms & F_PAST) cues |= CUE_PAST;
+  if (forms & F_CMD) cues |= CUE_CMD;
+  if (forms & (F_NP | F_NOUNSTOP)) cues |= CUE_NP;
+  return { words, raw, cjk, body, cues, date, digit, forms };
 }
 
 /**
@@ -345,6 +367,19 @@ export function unitFeatures(out: FeatureBuffer, u: Unit, prev: Unit | undefined
   out.push(keyed(PREV_IDS, "n:prev:", prev ? prev.kind : "none"));
   out.push(keyed(NEXT_IDS, "n:next:", next ? next.kind : "none"));
   if (prevDate) out.push(S.prevDate);
+
+  // Conjunctions of the section's kind with the line's own form (issue 12 item 3): the same line
+  // shape means different things under "NEVER", "Style", "Progress" and "Project structure".
+  const secKind = sectionKind(u.headings, u.leadIn);
+  add(out, `q:sec:${secKind}`);
+  add(out, `q:${secKind}|kind:${u.kind}`);
+  for (let i = 0; i < FORMS.length; i++) {
+    if ((a.forms & (1 << i)) === 0) continue;
+    const f = FORMS[i] as string;
+    add(out, `q:f:${f}`);
+    add(out, `q:${secKind}|${f}`);
+  }
+  if (a.forms === 0) add(out, `q:${secKind}|none`);
 }
 
 const S = {
@@ -371,15 +406,15 @@ const S = {
   prevDate: featureId("n:prevdate"),
 };
 
-const CUE_FAMILIES = [CUE_HARD, CUE_SOFT, CUE_CMD, CUE_PAST];
-const CUE_NAMES = ["hard", "soft", "cmd", "past"];
+const CUE_FAMILIES = [CUE_HARD, CUE_SOFT, CUE_CMD, CUE_PAST, CUE_NP];
+const CUE_NAMES = ["hard", "soft", "cmd", "past", "np"];
 const X_ALONE = featureId("x:alone");
 /** X_SHARE[family * 4 + bucket]: share of the section's other units with that cue family. */
 const X_SHARE = CUE_NAMES.flatMap((c) => [0, 1, 2, 3].map((b) => featureId(`x:${c}:${b}`)));
 const X_PREV = CUE_NAMES.map((c) => featureId(`x:prev:${c}`));
 const X_NEXT = CUE_NAMES.map((c) => featureId(`x:next:${c}`));
-/** At most 4 section-share ids + 4 previous-unit + 4 next-unit cue ids per unit. */
-const SECTION_SLOTS = 12;
+/** At most 5 section-share ids + 5 previous-unit + 5 next-unit cue ids per unit. */
+const SECTION_SLOTS = 15;
 
 /**
  * Section-context features of every unit: the share of the OTHER units under the same heading path
@@ -410,10 +445,10 @@ export function sectionFeatures(units: readonly Unit[], analyses: readonly UnitA
     else sections.set(lastKey, [i]);
   }
   for (const members of sections.values()) {
-    const totals = [0, 0, 0, 0];
+    const totals = [0, 0, 0, 0, 0];
     for (const i of members) {
       const cues = (analyses[i] as UnitAnalysis).cues;
-      for (let c = 0; c < 4; c++) if (cues & (CUE_FAMILIES[c] as number)) totals[c] = (totals[c] as number) + 1;
+      for (let c = 0; c < CUE_FAMILIES.length; c++) if (cues & (CUE_FAMILIES[c] as number)) totals[c] = (totals[c] as number) + 1;
     }
     const others = members.length - 1;
     for (const i of members) {
@@ -422,7 +457,7 @@ export function sectionFeatures(units: readonly Unit[], analyses: readonly UnitA
         continue;
       }
       const cues = (analyses[i] as UnitAnalysis).cues;
-      for (let c = 0; c < 4; c++) {
+      for (let c = 0; c < CUE_FAMILIES.length; c++) {
         const own = cues & (CUE_FAMILIES[c] as number) ? 1 : 0;
         const share = ((totals[c] as number) - own) / others;
         const bucket = share === 0 ? 0 : share < 1 / 3 ? 1 : share < 2 / 3 ? 2 : 3;
@@ -433,8 +468,8 @@ export function sectionFeatures(units: readonly Unit[], analyses: readonly UnitA
   for (let i = 0; i < n; i++) {
     const prev = i > 0 ? (analyses[i - 1] as UnitAnalysis).cues : 0;
     const next = i + 1 < n ? (analyses[i + 1] as UnitAnalysis).cues : 0;
-    for (let c = 0; c < 4; c++) if (prev & (CUE_FAMILIES[c] as number)) put(i, X_PREV[c] as number);
-    for (let c = 0; c < 4; c++) if (next & (CUE_FAMILIES[c] as number)) put(i, X_NEXT[c] as number);
+    for (let c = 0; c < CUE_FAMILIES.length; c++) if (prev & (CUE_FAMILIES[c] as number)) put(i, X_PREV[c] as number);
+    for (let c = 0; c < CUE_FAMILIES.length; c++) if (next & (CUE_FAMILIES[c] as number)) put(i, X_NEXT[c] as number);
   }
   return { ids, count };
 }

@@ -7,7 +7,7 @@ import { GROUPS, HASH_BITS } from "./features.js";
 import { TYPES } from "./types.js";
 
 export const MODEL_FORMAT = "knowledge-triage/model";
-export const MODEL_VERSION = 4;
+export const MODEL_VERSION = 5;
 
 
 /** Encode numbers as base64 little-endian Float32 (the model file's array encoding). */
@@ -169,6 +169,8 @@ function buildModelFileSchema() {
         /** Logit offsets already added to `bias` (see fitDecisionOffsets in train.ts). */
         decisionOffsets: numberArray.check(z.length(TYPES.length)),
         minConstraintRecall: z.number().check(z.gte(0), z.lte(1)),
+        /** Constraint precision the offsets had to keep on the cross-validation (see fitDecisionOffsets). */
+        minConstraintPrecision: z.number().check(z.gte(0), z.lte(1)),
         cv: z.nullable(z.object({ ...metricsShape, folds: z.int() })),
         test: z.nullable(z.object(metricsShape)),
       }),

@@ -56,6 +56,13 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   groupWeights: GROUP_WEIGHTS,
 };
 
+/**
+ * Defaults of the decision offsets' targets on cross-validation (train --min-constraint-recall and
+ * --min-constraint-precision): issue 12's constraint floor, recall 0.85 at precision 0.65.
+ */
+export const DEFAULT_MIN_CONSTRAINT_RECALL = 0.85;
+export const DEFAULT_MIN_CONSTRAINT_PRECISION = 0.65;
+
 /** Whether a unit counts in metrics: headings are classified but not scored (references/taxonomy.md). */
 export function isScored(u: Pick<Unit, "kind">): boolean {
   return u.kind !== "heading";
@@ -320,37 +327,57 @@ export function fitTemperature(held: readonly number[][], y: readonly number[]):
 }
 
 /**
- * Decision offsets added to the class biases, fitted on held-out (out-of-fold) logits: first the
- * smallest constraint offset (grid step 0.05, at most 6) that brings constraint recall to
- * `minConstraintRecall` — a missed rule costs more than a pinned fact — then, two passes of
- * coordinate search over the other classes' offsets (grid -2..2, step 0.1) maximising macro-F1
- * while keeping that recall. Returns offsets in TYPES order (constraint first).
+ * Decision offsets added to the class biases, fitted on held-out (out-of-fold) logits with a recall
+ * target AND a precision floor for constraint (issue 12: offsets that only buy recall flood the class
+ * on real files). First the constraint offset (grid -2..6, step 0.05): the smallest one whose
+ * constraint recall reaches `minConstraintRecall` with precision >= `minConstraintPrecision`; when no
+ * offset meets both, the one with the highest recall among those that keep the precision floor (or,
+ * when none keeps it, the one with the best constraint F1). Then two passes of coordinate search over
+ * the other classes' offsets (grid -2..2, step 0.1) maximising macro-F1 while keeping the constraint
+ * recall and precision reached. Returns offsets in TYPES order (constraint first).
  */
-export function fitDecisionOffsets(held: readonly number[][], y: readonly number[], minConstraintRecall: number): number[] {
+export function fitDecisionOffsets(held: readonly number[][], y: readonly number[], minConstraintRecall: number, minConstraintPrecision = 0): number[] {
   const K = TYPES.length;
   const off = new Array<number>(K).fill(0);
-  const evalOff = (o: number[]): { f1: number; cRecall: number } => {
+  const evalOff = (o: number[]): { f1: number; cRecall: number; cPrecision: number; cF1: number } => {
     const pred = held.map((z) => argmax(z.map((v, k) => v + (o[k] as number))));
     const m = computeMetrics(
       y.map((c) => TYPES[c] as KnowledgeType),
       pred.map((c) => TYPES[c] as KnowledgeType),
     );
-    return { f1: m.macroF1, cRecall: m.perClass.constraint.recall };
+    const c = m.perClass.constraint;
+    return { f1: m.macroF1, cRecall: c.recall, cPrecision: c.precision, cF1: c.f1 };
   };
-  for (let d = 0; d <= 6; d += 0.05) {
-    off[0] = Math.round(d * 100) / 100;
-    if (evalOff(off).cRecall >= minConstraintRecall) break;
+  let chosen: { d: number; r: ReturnType<typeof evalOff> } | null = null;
+  let bestFloor: { d: number; r: ReturnType<typeof evalOff> } | null = null;
+  let bestF1: { d: number; r: ReturnType<typeof evalOff> } | null = null;
+  for (let i = -40; i <= 120; i++) {
+    const d = Math.round(i * 5) / 100;
+    off[0] = d;
+    const r = evalOff(off);
+    if (r.cPrecision >= minConstraintPrecision) {
+      if (r.cRecall >= minConstraintRecall) {
+        chosen = { d, r };
+        break;
+      }
+      if (!bestFloor || r.cRecall > bestFloor.r.cRecall) bestFloor = { d, r };
+    }
+    if (!bestF1 || r.cF1 > bestF1.r.cF1) bestF1 = { d, r };
   }
+  const pick = chosen ?? bestFloor ?? (bestF1 as { d: number; r: ReturnType<typeof evalOff> });
+  off[0] = pick.d;
+  const keepRecall = pick.r.cRecall;
+  const keepPrecision = Math.min(pick.r.cPrecision, Math.max(minConstraintPrecision, 0));
   for (let pass = 0; pass < 2; pass++) {
     for (let k = 1; k < K; k++) {
       let best = off[k] as number;
-      let bestF1 = evalOff(off).f1;
+      let bestMacro = evalOff(off).f1;
       for (let d = -2; d <= 2.0001; d += 0.1) {
         const trial = off.slice();
         trial[k] = Math.round(d * 10) / 10;
         const r = evalOff(trial);
-        if (r.cRecall >= minConstraintRecall && r.f1 > bestF1 + 1e-9) {
-          bestF1 = r.f1;
+        if (r.cRecall >= keepRecall - 1e-9 && r.cPrecision >= keepPrecision - 1e-9 && r.f1 > bestMacro + 1e-9) {
+          bestMacro = r.f1;
           best = trial[k] as number;
         }
       }

@@ -40,6 +40,7 @@ function tinyModel(): ModelFile {
       epochs: 0,
       decisionOffsets: [0, 0, 0, 0, 0],
       minConstraintRecall: 0,
+      minConstraintPrecision: 0,
       cv: null,
       test: null,
     },

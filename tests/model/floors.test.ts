@@ -1,5 +1,6 @@
 /**
- * The committed model meets the issue-2 quality floors on the held-out test split (data/test),
+ * The committed model meets the quality floors on the held-out test split (data/test) (issue 2's,
+ * with issue 12's constraint operating point),
  * and beats the regex baseline tier by at least 15 points of macro-F1. Quality, not speed:
  * throughput and cold start are measured by `npm run bench`.
  */
@@ -26,8 +27,13 @@ describe("committed model on data/test", () => {
     expect(result.metrics.macroF1).toBeGreaterThanOrEqual(0.88);
   });
 
-  it("reaches constraint recall >= 0.95", () => {
-    expect(result.metrics.perClass.constraint.recall).toBeGreaterThanOrEqual(0.95);
+  // Issue 12 moved the operating point: the decision offsets keep a constraint precision floor
+  // (train --min-constraint-precision) instead of buying recall 0.95 at any precision, which flooded
+  // the class on real files (dev-set constraint precision 0.40). The authored split must still hold
+  // both sides of the trade.
+  it("reaches constraint recall >= 0.85 at precision >= 0.85", () => {
+    expect(result.metrics.perClass.constraint.recall).toBeGreaterThanOrEqual(0.85);
+    expect(result.metrics.perClass.constraint.precision).toBeGreaterThanOrEqual(0.85);
   });
 
   it("beats the regex baseline by at least 15 points of macro-F1", () => {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { computeMetrics, summarizeMetrics, formatMetrics } from "../../engine/metrics.js";
 import { encodeFloat32, encodeInt32, quantizeInt8, MODEL_FORMAT, MODEL_VERSION, type ModelFile } from "../../engine/model-format.js";
 import { modelClassifier } from "../../engine/inference.js";
-import { argmax, buildExamples, crossValidate, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, fitModel, fitTemperature, type TrainOptions } from "../../engine/train.js";
+import { argmax, buildExamples, crossValidate, DEFAULT_MIN_CONSTRAINT_PRECISION, DEFAULT_MIN_CONSTRAINT_RECALL, DEFAULT_TRAIN_OPTIONS, fitDecisionOffsets, fitModel, fitTemperature, type TrainOptions } from "../../engine/train.js";
 import { TYPES, type KnowledgeType } from "../../engine/types.js";
 import { GROUPS, HASH_BITS } from "../../engine/features.js";
 import { packStems } from "../../engine/tokenize.js";
@@ -69,11 +69,14 @@ export function registerTrain(program: Command): void {
     .option("--seed <n>", "random seed (fold assignment)", String(DEFAULT_TRAIN_OPTIONS.seed))
     .option("--epochs <n>", "optimisation epochs", String(DEFAULT_TRAIN_OPTIONS.epochs))
     .option("--test <data>", "held-out labelled data to evaluate the final model on")
-    .option("--min-constraint-recall <r>", "constraint recall the decision offsets must reach on CV (0 = argmax)", "0.96")
+    .option("--min-constraint-recall <r>", "constraint recall the decision offsets aim for on CV (0 = argmax)", String(DEFAULT_MIN_CONSTRAINT_RECALL))
+    .option("--min-constraint-precision <p>", "constraint precision the decision offsets must keep on CV", String(DEFAULT_MIN_CONSTRAINT_PRECISION))
     .option("--force", "allow -o to overwrite an existing file that is not a model file")
-    .action((data: string, opts: { output: string; folds?: string; seed?: string; epochs?: string; test?: string; minConstraintRecall: string; force?: boolean }) => {
+    .action((data: string, opts: { output: string; folds?: string; seed?: string; epochs?: string; test?: string; minConstraintRecall: string; minConstraintPrecision: string; force?: boolean }) => {
       const minRecall = Number(opts.minConstraintRecall);
       if (!(minRecall >= 0 && minRecall <= 1)) throw new UsageError(`--min-constraint-recall must be in [0, 1] (got ${opts.minConstraintRecall})`);
+      const minPrecision = Number(opts.minConstraintPrecision);
+      if (!(minPrecision >= 0 && minPrecision <= 1)) throw new UsageError(`--min-constraint-precision must be in [0, 1] (got ${opts.minConstraintPrecision})`);
       const options: TrainOptions = {
         ...DEFAULT_TRAIN_OPTIONS,
         folds: intOpt("--folds", opts.folds, 5, 0),
@@ -98,7 +101,7 @@ export function registerTrain(program: Command): void {
         const r = crossValidate(examples, options, (f, e) => bar.tick(`fold ${f + 1}/${options.folds} epoch ${e}`));
         const held = r.scored.map((i) => r.logits[i] as number[]);
         const ys = r.scored.map((i) => (examples[i] as (typeof examples)[number]).y);
-        offsets = fitDecisionOffsets(held, ys, minRecall);
+        offsets = fitDecisionOffsets(held, ys, minRecall, minPrecision);
         temperature = fitTemperature(
           held.map((z) => z.map((v, k) => v + (offsets[k] as number))),
           ys,
@@ -110,7 +113,7 @@ export function registerTrain(program: Command): void {
         bar.done();
         writeStdout(`${formatMetrics(`${options.folds}-fold grouped cross-validation, argmax`, r.metrics)}\n\n`);
         writeStdout(
-          `${formatMetrics(`${options.folds}-fold grouped cross-validation, with decision offsets ${offsets.map((o) => o.toFixed(2)).join(" ")} (constraint recall >= ${minRecall})`, adjusted)}\n\n`,
+          `${formatMetrics(`${options.folds}-fold grouped cross-validation, with decision offsets ${offsets.map((o) => o.toFixed(2)).join(" ")} (constraint recall target ${minRecall}, precision floor ${minPrecision})`, adjusted)}\n\n`,
         );
         cv = { ...summarizeMetrics(adjusted), folds: options.folds };
       }
@@ -139,6 +142,7 @@ export function registerTrain(program: Command): void {
           epochs: options.epochs,
           decisionOffsets: offsets,
           minConstraintRecall: minRecall,
+          minConstraintPrecision: minPrecision,
           cv,
           test: null,
         },
