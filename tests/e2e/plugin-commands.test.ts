@@ -76,7 +76,7 @@ describe.skipIf(!haveClaude)("the plugin's skill and slash commands in a real se
     const t = expanded("knowledge-triage");
     expect(t).toMatch(/^Base directory for this skill: \S+\/skills\/knowledge-triage$/m);
     expect(calls(t).length).toBeGreaterThanOrEqual(6);
-    expect(t).not.toContain("${CLAUDE_PLUGIN_ROOT}");
+    expect(t).not.toMatch(/\$\{CLAUDE_PLUGIN_ROOT\}/);
     for (const m of t.matchAll(/.{0,12}npx triage/g)) expect(m[0]).toMatch(/Never run `npx triage/);
   });
 
