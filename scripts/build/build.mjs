@@ -53,6 +53,13 @@ const text = `#!/usr/bin/env node\n${result.outputFiles[0].text.replace(/^#![^\n
 writeFileSync(out, text, { mode: 0o755 });
 
 if (args.length === 0) {
+  // The skill links these references (SKILL.md); a skill folder must carry what it links, because it is
+  // installed on its own (plugin cache, ~/.claude/skills/): copy them next to skills/knowledge-triage/SKILL.md.
+  const skillRefs = join(root, "skills", "knowledge-triage", "references");
+  rmSync(skillRefs, { recursive: true, force: true });
+  mkdirSync(skillRefs, { recursive: true });
+  for (const name of ["claude-code.md", "memory.md"]) cpSync(join(root, "references", name), join(skillRefs, name));
+
   // The plugin folder the marketplace points at (.claude-plugin/marketplace.json): real copies.
   const plugin = join(root, "plugins", "knowledge-triage");
   for (const part of ["dist", "hooks", "model", "skills", "commands"]) rmSync(join(plugin, part), { recursive: true, force: true });
@@ -64,6 +71,7 @@ if (args.length === 0) {
   copy("hooks/hooks.json");
   copy("model/model.json");
   copy("skills");
+  copy("commands");
   const manifest = join(plugin, ".claude-plugin", "plugin.json");
   const text = readFileSync(join(root, ".claude-plugin", "plugin.json"));
   rmSync(manifest, { force: true }); // never write through a symbolic link

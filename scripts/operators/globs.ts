@@ -115,3 +115,40 @@ export function frontmatterGlobs(frontmatter: string): string[] {
   const list = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : [];
   return [...new Set(list.filter((x): x is string => typeof x === "string").map(normaliseGlob).filter((g) => g !== ""))];
 }
+
+/** At most this many globs from one brace expansion; a larger product is returned unexpanded. */
+export const BRACE_EXPANSION_MAX = 64;
+
+/**
+ * Expand brace alternatives as a shell or picomatch would: "src/**\/*.{ts,tsx}" -> ["src/**\/*.ts",
+ * "src/**\/*.tsx"]; nested and repeated groups multiply ("{a,b}/{c,d}" -> 4 globs). Needed where an agent
+ * splits a glob list on commas (Cursor `globs`, Copilot `applyTo`). A group without a comma ("{a}"), an
+ * unbalanced brace or more than BRACE_EXPANSION_MAX results leaves the glob as it is. Pure; keeps order.
+ */
+export function expandBraces(glob: string): string[] {
+  const open = glob.indexOf("{");
+  if (open < 0) return [glob];
+  let depth = 0;
+  const cuts: number[] = [];
+  let close = -1;
+  for (let i = open; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) {
+      close = i;
+      break;
+    } else if (c === "," && depth === 1) cuts.push(i);
+  }
+  if (close < 0) return [glob];
+  const head = glob.slice(0, open);
+  const tail = expandBraces(glob.slice(close + 1));
+  if (cuts.length === 0) return tail.map((t) => `${head}${glob.slice(open, close + 1)}${t}`);
+  const starts = [open + 1, ...cuts.map((c) => c + 1)];
+  const ends = [...cuts, close];
+  const out: string[] = [];
+  for (let k = 0; k < starts.length; k++) {
+    for (const alt of expandBraces(glob.slice(starts[k], ends[k]))) for (const t of tail) out.push(`${head}${alt}${t}`);
+    if (out.length > BRACE_EXPANSION_MAX) return [glob];
+  }
+  return [...new Set(out)];
+}

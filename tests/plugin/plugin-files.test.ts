@@ -98,9 +98,52 @@ describe("plugin and marketplace manifests", () => {
       ["dist/triage.mjs", "dist/triage.mjs"],
       ["model/model.json", "model/model.json"],
       ["skills/knowledge-triage/SKILL.md", "skills/knowledge-triage/SKILL.md"],
+      ["skills/knowledge-triage/references/memory.md", "references/memory.md"],
+      ["skills/knowledge-triage/references/claude-code.md", "references/claude-code.md"],
+      ...readdirSync(join(repo, "commands")).map((n) => [`commands/${n}`, `commands/${n}`] as const),
     ] as const) {
       expect(readFileSync(join(src, copy)).equals(readFileSync(join(repo, original))), `${copy} is stale: run npm run build`).toBe(true);
     }
     expect(existsSync(join(src, "package.json"))).toBe(false); // so Claude Code runs no `npm ci` on the copy
+  });
+});
+
+/** Relative link targets of a markdown text: `[text](target)` with no scheme and no leading `/` or `#`. */
+const relativeLinks = (md: string): string[] =>
+  [...md.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? "").filter((t) => !/^(?:[a-z]+:|\/|#)/i.test(t));
+
+describe("the skill works where it is installed", () => {
+  const skill = read("skills/knowledge-triage/SKILL.md");
+  // Every place the skill is loaded from: the repository root, the skill folder (copied on its own into
+  // ~/.claude/skills or another agent's skills folder) and the plugin folder the marketplace installs.
+  const homes = ["", "skills/knowledge-triage", "plugins/knowledge-triage/skills/knowledge-triage"];
+  it.each(homes)("every relative link resolves to a file shipped next to it (%s)", (home) => {
+    const links = relativeLinks(skill);
+    expect(links.length).toBeGreaterThan(0);
+    for (const l of links) expect(existsSync(join(repo, home, l)), `${join(home, l)} is missing`).toBe(true);
+  });
+  it("names references it does not link only when they ship too", () => {
+    for (const m of skill.matchAll(/`(references\/[\w.-]+)`/g))
+      for (const home of homes) expect(existsSync(join(repo, home, m[1] ?? "")), `${join(home, m[1] ?? "")}`).toBe(true);
+  });
+  it("calls the bundled CLI by the plugin root and never tells an agent to run npx triage", () => {
+    const calls = skill.split("\n").filter((l) => /^node "\$\{CLAUDE_PLUGIN_ROOT\}\/dist\/triage\.mjs" [a-z]+/.test(l));
+    expect(calls.length).toBeGreaterThanOrEqual(6);
+    const npx = skill.split("\n").filter((l) => /npx\s+(?:--\S+\s+)*triage\b/.test(l));
+    expect(npx).toEqual([expect.stringMatching(/^- \*\*Never run `npx triage`\*\*/)]);
+    // No bare `triage <command>` at the start of a shell line: that would resolve through PATH or npx.
+    expect(skill.split("\n").filter((l) => /^triage /.test(l))).toEqual([]);
+  });
+  it("each plugin command calls the bundled CLI by the plugin root and has a description", () => {
+    const names = readdirSync(join(repo, "commands")).sort();
+    expect(names).toEqual(["dig.md", "forget.md", "pin.md", "status.md"]);
+    for (const n of names) {
+      const text = read(`commands/${n}`);
+      const fm = z.object({ description: z.string().min(10) }).parse(frontmatter(text));
+      expect(fm.description.length).toBeLessThan(200);
+      expect(text, n).toMatch(/node "\$\{CLAUDE_PLUGIN_ROOT\}\/dist\/triage\.mjs" (?:status|pin|unpin|dig) /);
+      // `npx triage` appears only in the warning against it.
+      for (const m of text.matchAll(/.{0,12}npx triage/g)) expect(m[0], n).toMatch(/[Nn]ever run `npx triage/);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { defaultRulesDir } from "../../paths.js";
-import { EXPORT_FORMATS, exportRules, planExport, type ExportFormat } from "../../memory/store/export-rules.js";
+import { EXPORT_FORMATS, exportRules, planExportChecked, type ExportFormat } from "../../memory/store/export-rules.js";
 import { readRuleFiles } from "../../memory/store/pinned-rules.js";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible, visibleName } from "../../terminal.js";
@@ -25,11 +25,14 @@ export function registerExport(program: Command): void {
       // the previously exported files.
       if (!existsSync(rulesDir) || !statSync(rulesDir).isDirectory()) throw new UsageError(`no rules folder at ${rulesDir}`);
       if (opts.stdout) {
-        for (const f of planExport(format, readRuleFiles(rulesDir))) writeStdout(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
+        const plan = planExportChecked(format, readRuleFiles(rulesDir));
+        for (const w of plan.warnings) stderrLine(w);
+        for (const f of plan.files) writeStdout(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
         return;
       }
       const r = exportRules(rulesDir, opts.out ?? process.cwd(), format, { force: opts.force });
       if (r.rules === 0) stderrLine(`no rules in ${rulesDir}`);
+      for (const w of r.warnings) stderrLine(w);
       for (const f of r.files) writeStdout(`wrote ${visibleName(f)}\n`);
       for (const f of r.removed) writeStdout(`removed ${visible(f)}\n`);
     });

@@ -65,3 +65,44 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
     await release().catch(() => undefined);
   }
 }
+
+/** What an unpin did: the rules retired (id and text) and the rule files written or removed. */
+export interface UnpinReport {
+  retired: Array<{ id: string; text: string }>;
+  files: string[];
+  warnings: string[];
+}
+
+/** Case- and space-insensitive form of a rule text, for matching what a user typed. */
+const loose = (s: string): string => s.replace(/^[-*]\s+/, "").replace(/\s+/g, " ").trim().toLowerCase();
+
+/**
+ * `triage unpin`: retire one active rule of the rules folder, chosen by its id or its text (exact, ignoring
+ * case and spacing, else the one rule containing the text), under the same lock and store as pinRule. The rule
+ * stays in the sidecar store as retired (`retiredReason: "unpinned"`), so an unpin is recorded, not lost;
+ * its line leaves the rule file. Throws UsageError when nothing or more than one rule matches (naming them).
+ */
+export async function unpinRule(opts: { query: string; rulesDir: string }): Promise<UnpinReport> {
+  const q = loose(opts.query);
+  if (q === "") throw new UsageError("unpin: give the rule's text or id");
+  const rulesDir = resolve(opts.rulesDir);
+  assertInsideRoot(rulesDir);
+  const release = await acquireLock(rulesDir);
+  try {
+    const store = loadStore(rulesDir);
+    recoverFromFiles(rulesDir, store);
+    const active = store.rules.filter((r) => r.status === "active");
+    let hits = active.filter((r) => r.id === opts.query.trim() || loose(r.text) === q);
+    if (hits.length === 0) hits = active.filter((r) => loose(r.text).includes(q));
+    if (hits.length === 0) throw new UsageError(`unpin: no pinned rule matches "${opts.query.trim()}" (triage status lists them)`);
+    if (hits.length > 1) throw new UsageError(`unpin: ${hits.length} rules match; give one id: ${hits.map((r) => `${r.id} "${r.text.slice(0, 60)}"`).join("; ")}`);
+    const rule = hits[0] as (typeof hits)[number];
+    rule.status = "retired";
+    rule.retiredReason = "unpinned";
+    const sync = syncRuleFiles(rulesDir, store, (s) => saveStore(rulesDir, s));
+    saveStore(rulesDir, store);
+    return { retired: [{ id: rule.id, text: rule.text }], files: sync.files, warnings: sync.warnings };
+  } finally {
+    await release().catch(() => undefined);
+  }
+}

@@ -41,7 +41,7 @@ export const RuleSchema = z.object({
   retiredBy: z.optional(z.string()),
   retiredById: z.optional(z.string()),
   retiredAt: z.optional(RuleSourceSchema),
-  /** Why it was retired: "retraction" | "replaced" | "removed-by-hand". */
+  /** Why it was retired: "retraction" | "replaced" | "removed-by-hand" | "unpinned" (triage unpin). */
   retiredReason: z.optional(z.string()),
 });
 export type Rule = z.infer<typeof RuleSchema>;

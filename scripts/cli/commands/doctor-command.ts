@@ -1,0 +1,27 @@
+import type { Command } from "commander";
+import { TriageError } from "../../errors.js";
+import { writeStdout } from "../../io/text-io.js";
+import { defaultRulesDir } from "../../paths.js";
+import { visible } from "../../terminal.js";
+
+/** `triage doctor [--rules-dir DIR] [--json]`: wiring and lint (scripts/cli/doctor.ts); exit 3 when it finds a problem. */
+export function registerDoctor(program: Command): void {
+  program
+    .command("doctor")
+    .description("check the hooks, the bundle and Node, and lint the rule files against what Claude Code and the other agents load; exit 3 on a problem")
+    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--json", "print the findings as JSON")
+    .action(async (opts: { rulesDir?: string; json?: boolean }) => {
+      const { checkWiring, lintProject } = await import("../doctor.js");
+      const project = process.cwd();
+      const rulesDir = opts.rulesDir ?? defaultRulesDir(project);
+      const findings = [...checkWiring(project), ...lintProject(rulesDir, project).map((p) => ({ ok: false, file: p.file, message: `${p.code}: ${p.message}` }))];
+      const problems = findings.filter((f) => !f.ok);
+      if (opts.json) writeStdout(`${JSON.stringify({ problems: problems.length, findings })}\n`);
+      else {
+        for (const f of findings) writeStdout(visible(`${f.ok ? "ok" : "problem"}: ${f.ok ? "" : `${f.file}: `}${f.message}\n`));
+        if (problems.length === 0) writeStdout("no problems found\n");
+      }
+      if (problems.length) throw new TriageError(`doctor found ${problems.length} problem${problems.length === 1 ? "" : "s"}${opts.json ? "" : " (listed above)"}`, "DOCTOR_PROBLEMS", 3);
+    });
+}
