@@ -278,7 +278,7 @@ describe("classify streams its output", () => {
   // The reference is the whole output built at once, as classify did before it streamed: every row rendered by
   // renderTable, or JSON.stringify of the array of all rows, computed in this process with the same model.
   it("table and --json are byte-identical to the output built whole (examples, the test split, and 25,000+ rows across pieces)", async () => {
-    const { classifyMarkdown } = await import("../../scripts/engine/classify.js");
+    const { decideUnits } = await import("../../scripts/operators/policy.js");
     const { loadClassifier } = await import("../../scripts/io/model-file.js");
     const { toRows } = await import("../../scripts/cli/commands/classify-command.js");
     const { readdirSync } = await import("node:fs");
@@ -289,7 +289,7 @@ describe("classify streams its output", () => {
     writeFileSync(many, example.repeat(260)); // over 25,000 rows: more than two pieces of 10,000
     const testSplit = readdirSync(join(repo, "data", "test")).filter((f) => f.endsWith(".md")).map((f) => join(repo, "data", "test", f));
     const files = [join(repo, "examples", "CLAUDE.md"), join(repo, "examples", "AGENTS.md"), ...testSplit, many];
-    const rowsOf = (f: string) => toRows(f, classifyMarkdown(readFileSync(f, "utf8"), clf));
+    const rowsOf = (f: string) => toRows(f, decideUnits(segment(readFileSync(f, "utf8")), clf));
     const perFile = files.map((f) => ({ f, rows: rowsOf(f) }));
     const all = perFile.flatMap((p) => p.rows);
     expect(all.length).toBeGreaterThan(25_000);
