@@ -22,6 +22,7 @@ import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
 import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
 import { redactSync } from "../memory/redact.js";
+import { archiveStep, hasArchive } from "./archive-step.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
@@ -231,6 +232,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     }
     if (ctx.event === "pre-compact") {
       if (transcript) {
+        await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
         await extract(ctx, transcript, rulesDir, hookDeadline());
         // A transcript without rules leaves no state folder behind (nothing to mark).
         if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
@@ -242,6 +244,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
         const ran = preCompactRan(ctx.stateDir, payload);
         log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
+        if (!ran) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
         await extract(ctx, transcript, rulesDir, hookDeadline());
       }
       out(pinnedText(rulesDir, SESSIONSTART_HEAD));
@@ -253,7 +256,10 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   } else {
     // The detached worker: Claude Code does not wait for it or time it out (references/claude-code.md §1.4), so it reads to
     // the end; a deadline would leave the rest of an ended session for a resume that may never come.
-    await extract(ctx, transcriptOf(payload), rulesDir);
+    const transcript = transcriptOf(payload);
+    // SessionEnd archives a session no compaction archived (a compaction already kept what it removed).
+    if (!hasArchive(rulesDir, payload.session_id)) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
+    await extract(ctx, transcript, rulesDir);
   }
 }
 
