@@ -16,13 +16,14 @@ import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
 import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
-import { pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
+import { precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
 import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
 import { redactSync } from "../memory/redact.js";
 import { archiveStep, hasArchive } from "./archive-step.js";
+import { digCommandOf, readWorkingState, renderWorkingState, sessionStartText } from "./working-state.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
@@ -247,7 +248,13 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         if (!ran) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
         await extract(ctx, transcript, rulesDir, hookDeadline());
       }
-      out(pinnedText(rulesDir, SESSIONSTART_HEAD));
+      let working = "";
+      try {
+        if (transcript) working = renderWorkingState(await readWorkingState(transcript), projectDir, digCommandOf(process.argv[1]));
+      } catch (e) {
+        log(ctx, `working state failed: ${(e as Error)?.message ?? String(e)}`);
+      }
+      out(sessionStartText(rulesDir, SESSIONSTART_HEAD, working));
     }
   } else if (ctx.event === "session-end") {
     transcriptOf(payload);
