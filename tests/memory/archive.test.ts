@@ -64,7 +64,9 @@ describe("archiveTranscript", () => {
     touch("mid", 10);
     const one = listArchive(rulesDir).find((s) => s.session === "new")?.bytes ?? 0;
     writeFileSync(join(archiveDir(rulesDir), "settings.json"), JSON.stringify({ maxMegabytes: (one * 1.5) / 1024 / 1024 }));
-    const r = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "new" });
+    // Retention ran at the first archive run of the hour (nothing to remove then) and waits an hour for the next.
+    expect((await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "new" })).removedSessions).toEqual([]);
+    const r = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "new", now: new Date(Date.now() + 3_600_000) });
     expect(r.removedSessions).toEqual(["old", "mid"]);
     expect(listArchive(rulesDir).map((s) => s.session)).toEqual(["new"]);
   });

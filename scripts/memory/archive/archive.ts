@@ -47,6 +47,9 @@ export interface ArchiveReport {
   removedSessions: string[];
 }
 
+/** Retention runs at most this often (ms): one hour. */
+export const RETENTION_EVERY_MS = 3_600_000;
+
 /** The archive folder of a rules folder. */
 export const archiveDir = (rulesDir: string): string => join(rulesDir, ARCHIVE_DIRNAME);
 
@@ -201,7 +204,19 @@ export async function archiveTranscript(opts: { transcriptPath: string; rulesDir
       // already gone
     }
   }
-  report.removedSessions = applyRetention(opts.rulesDir, settings, session, opts.now ?? new Date());
+  // Retention stats every archived file: at most once per RETENTION_EVERY_MS (marker `archive/.retention`), not on every hook run.
+  const now = opts.now ?? new Date();
+  const marker = join(archiveDir(opts.rulesDir), ".retention");
+  let last = 0;
+  try {
+    last = statSync(marker).mtimeMs;
+  } catch {
+    last = 0;
+  }
+  if (now.getTime() - last >= RETENTION_EVERY_MS) {
+    writeFileSync(marker, "");
+    report.removedSessions = applyRetention(opts.rulesDir, settings, session, now);
+  }
   return report;
 }
 
