@@ -4,6 +4,7 @@
  * as the hooks do). Prints the archive size, the time to archive and index it, the time to load the index, and the
  * search latency in process (median and p95 over the queries below, each run `--n` times, default 20), with PASS or
  * FAIL against the issue-15 floor of 50 ms. Then the archive step of one incremental hook run (one line appended).
+ * Last, the size of the SessionStart(compact) working state on a real session.
  * Usage: npm run bench:dig [-- --mb 200 --n 20]
  */
 import { appendFileSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { archiveDir, archiveTranscript, listArchive } from "../scripts/memory/archive/archive.js";
 import { DigIndex } from "../scripts/memory/archive/dig-index.js";
+import { readWorkingState, renderWorkingState } from "../scripts/hooks/working-state.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const arg = (name: string, dflt: number): number => {
@@ -70,6 +72,9 @@ try {
   const t2 = performance.now();
   const inc = await archiveTranscript({ transcriptPath: last, rulesDir, sessionId: "bench-0" });
   console.log(`incremental archive step (one line appended): ${(performance.now() - t2).toFixed(1)} ms, copy ${inc.copy}, ${inc.bytes} bytes`);
+  // The working-state part of SessionStart(compact) on the real TodoWrite + compaction session (the rules get the rest of 9,000).
+  const ws = renderWorkingState(await readWorkingState(join(repo, "tests", "fixtures", "hooks", "todo-compact.jsonl")), "/home/dev/projects/tools-todo-compact", "triage dig");
+  console.log(`SessionStart(compact) working state on tests/fixtures/hooks/todo-compact.jsonl: ${ws.length} chars (cap 3,500; with the rules at most 9,000)`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

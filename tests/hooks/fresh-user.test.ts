@@ -89,7 +89,7 @@ describe("item 7: nothing is written where it should not be", () => {
     }
     // Only the transcript archive (issue 15 item 1), git-ignored: no rule file, no state folder.
     expect(filesUnder(join(project, ".claude")).sort()).toEqual(
-      ["archive/.gitignore", "archive/s1/index.jsonl", "archive/s1/state.json", "archive/s1/transcript.jsonl"].map((f) => `rules/knowledge-triage/${f}`),
+      ["archive/.gitignore", "archive/.retention", "archive/s1/index.jsonl", "archive/s1/state.json", "archive/s1/transcript.jsonl"].map((f) => `rules/knowledge-triage/${f}`),
     );
   });
 });
