@@ -16,12 +16,14 @@ import { regexClassifier, type Classifier } from "../engine/classify.js";
 import { loadClassifier } from "../io/model-file.js";
 import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
-import { pinnedText, precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
+import { precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
 import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
 import { redactSync } from "../memory/redact.js";
+import { archiveStep, hasArchive } from "./archive-step.js";
+import { digCommandOf, readWorkingState, renderWorkingState, sessionStartText } from "./working-state.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
@@ -231,6 +233,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     }
     if (ctx.event === "pre-compact") {
       if (transcript) {
+        await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
         await extract(ctx, transcript, rulesDir, hookDeadline());
         // A transcript without rules leaves no state folder behind (nothing to mark).
         if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
@@ -242,9 +245,16 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
         const ran = preCompactRan(ctx.stateDir, payload);
         log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
+        if (!ran) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
         await extract(ctx, transcript, rulesDir, hookDeadline());
       }
-      out(pinnedText(rulesDir, SESSIONSTART_HEAD));
+      let working = "";
+      try {
+        if (transcript) working = renderWorkingState(await readWorkingState(transcript), projectDir, digCommandOf(process.argv[1]));
+      } catch (e) {
+        log(ctx, `working state failed: ${(e as Error)?.message ?? String(e)}`);
+      }
+      out(sessionStartText(rulesDir, SESSIONSTART_HEAD, working));
     }
   } else if (ctx.event === "session-end") {
     transcriptOf(payload);
@@ -253,7 +263,10 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   } else {
     // The detached worker: Claude Code does not wait for it or time it out (references/claude-code.md §1.4), so it reads to
     // the end; a deadline would leave the rest of an ended session for a resume that may never come.
-    await extract(ctx, transcriptOf(payload), rulesDir);
+    const transcript = transcriptOf(payload);
+    // SessionEnd archives a session no compaction archived (a compaction already kept what it removed).
+    if (!hasArchive(rulesDir, payload.session_id)) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
+    await extract(ctx, transcript, rulesDir);
   }
 }
 

@@ -161,16 +161,16 @@ export const SESSIONSTART_HEAD =
   "Knowledge Triage: rules the user stated, kept word for word across compaction " +
   "(source: .claude/rules/knowledge-triage/). Follow them.";
 
-/** Header + pinned rules as plain text, under HOOK_OUTPUT_MAX_CHARS chars and bytes; "" when none. */
-export function pinnedText(rulesDir: string, head: string): string {
-  let budget = HOOK_OUTPUT_MAX_CHARS - head.length - 2;
+/** Header + pinned rules as plain text, under `maxChars` (default HOOK_OUTPUT_MAX_CHARS) chars and bytes; "" when none. */
+export function pinnedText(rulesDir: string, head: string, maxChars = HOOK_OUTPUT_MAX_CHARS): string {
+  let budget = maxChars - head.length - 2;
   for (let i = 0; i < 4 && budget > 200; i++) {
     const r = renderPinnedRules(rulesDir, budget);
     if (r.count === 0 || r.text.trim() === "") return "";
     const out = `${head}\n\n${r.text.trim()}\n`;
     const bytes = Buffer.byteLength(out);
-    if (bytes <= HOOK_OUTPUT_MAX_CHARS) return out;
-    budget -= bytes - HOOK_OUTPUT_MAX_CHARS + 100;
+    if (bytes <= maxChars) return out;
+    budget -= bytes - maxChars + 100;
   }
   return "";
 }

@@ -92,7 +92,16 @@ describe("the corpus in a transcript reaches no file, report, log or stdout", ()
     }
     expect(pre.stdout).toContain("[REDACTED]"); // the listed rules are there, redacted
     expect(start.stdout).toContain("[REDACTED]");
-    const files = allFiles(join(project, ".claude"));
+    // The archive keeps the transcript itself byte-exact (git-ignored, issue 15 item 1); everything else, its
+    // search index included, holds no secret.
+    const copy = join(project, ".claude", "rules", "knowledge-triage", "archive", "hooked", "transcript.jsonl");
+    expect(readFileSync(copy).equals(readFileSync(t))).toBe(true);
+    expect(readFileSync(join(project, ".claude", "rules", "knowledge-triage", "archive", ".gitignore"), "utf8")).toMatch(/^\*$/m);
+    const files = filesUnder(join(project, ".claude"))
+      .filter((f) => !/archive\/hooked\/transcript\.jsonl$/.test(f))
+      .map((f) => `${f}\n${readFileSync(join(project, ".claude", f), "utf8")}`)
+      .join("\n");
+    expect(files).toMatch(/archive\/hooked\/index\.jsonl\n/);
     expect(files).toMatch(/hook\.log\n[\s\S]*pre-compact .*extracted: lines=128 /);
     expect(leaks(files)).toEqual([]);
   });

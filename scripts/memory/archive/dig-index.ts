@@ -1,0 +1,225 @@
+/**
+ * The search index of the transcript archive (`archive/<session>/index.jsonl`, one record per message: where it is
+ * in the archived transcript, role, time and its redacted text) and the search over it: Okapi BM25 on the terms of
+ * scripts/operators/bm25.ts (English words lightly stemmed; CJK runs as character bigrams, so Chinese, Japanese and
+ * Korean need no dictionary), recency breaking ties. Two stages: search() returns short snippets with ids,
+ * readMessage() the whole message with its tool calls, redacted.
+ */
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { termHashes, terms } from "../../operators/bm25.js";
+import { redactSync } from "../redact.js";
+import { decodeLine, readLines } from "../transcript.js";
+import { archivedMessage } from "./messages.js";
+
+/** Characters of a message's redacted text kept in the index (search and snippets; `dig read` reads the archive itself). */
+export const INDEX_TEXT_MAX_CHARS = 4000;
+
+/** One index record. Offsets in bytes into the archived transcript file `f`. */
+const RecordSchema = z.object({
+  f: z.string(),
+  o: z.number().int().nonnegative(),
+  e: z.number().int().nonnegative(),
+  r: z.enum(["user", "assistant"]),
+  t: z.string().optional(),
+  m: z.string().optional(),
+  x: z.string(),
+});
+type IndexRecord = z.infer<typeof RecordSchema>;
+
+/**
+ * Index the complete lines of `transcriptFile` from byte `from` into `indexFile` (appended). Consecutive lines of one
+ * assistant message (same `message.id`) become one record. Returns where indexing stopped (the end of the last
+ * complete line) and how many records were added. Throws fs errors.
+ */
+export async function updateIndex(transcriptFile: string, indexFile: string, from: number, fileName: string): Promise<{ indexed: number; messages: number }> {
+  let indexed = from;
+  const out: IndexRecord[] = [];
+  for await (const line of readLines(transcriptFile, { start: from })) {
+    if (!line.complete) break;
+    indexed = line.end;
+    if (!line.bytes) continue;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(decodeLine(line.bytes).text);
+    } catch {
+      continue;
+    }
+    const m = archivedMessage(obj);
+    if (!m) continue;
+    const prev = out[out.length - 1];
+    if (prev && m.messageId && prev.m === m.messageId && prev.e === line.start) {
+      prev.e = line.end;
+      prev.x = `${prev.x}\n${m.text}`;
+      continue;
+    }
+    out.push({ f: fileName, o: line.start, e: line.end, r: m.role, t: m.timestamp, m: m.messageId, x: m.text });
+  }
+  if (out.length > 0) {
+    const text = out
+      .map((r) => {
+        const x = redactSync(r.x);
+        return JSON.stringify({ ...r, x: x.length > INDEX_TEXT_MAX_CHARS ? `${x.slice(0, INDEX_TEXT_MAX_CHARS)}…` : x });
+      })
+      .join("\n");
+    appendFileSync(indexFile, `${text}\n`);
+  }
+  return { indexed, messages: out.length };
+}
+
+/** One search result: the id for `dig read`, where and when it was said, and a short redacted snippet. */
+export interface DigHit {
+  id: string;
+  session: string;
+  role: "user" | "assistant";
+  timestamp: string | null;
+  score: number;
+  snippet: string;
+}
+
+interface Doc extends IndexRecord {
+  session: string;
+}
+
+/** Message id shown to the user: first 8 chars of the session folder, the file generation when not the first, the byte offset. */
+function idOf(d: Doc): string {
+  const gen = /^transcript-(\d+)\.jsonl$/.exec(d.f)?.[1];
+  return `${d.session.slice(0, 8)}:${gen ? `${gen}:` : ""}${d.o}`;
+}
+
+/** Characters of a result snippet. */
+export const SNIPPET_CHARS = 200;
+
+/** The loaded index of a whole archive: every record plus an inverted index of term hashes. */
+export class DigIndex {
+  readonly docs: Doc[] = [];
+  private readonly postings = new Map<number, number[]>();
+  private lens: number[] = [];
+  private avgdl = 1;
+
+  /** Load every `archive/<session>/index.jsonl` under `archiveRoot` (missing folder: empty index). Invalid records are skipped. */
+  static load(archiveRoot: string): DigIndex {
+    const ix = new DigIndex();
+    let sessions: string[] = [];
+    try {
+      sessions = readdirSync(archiveRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    } catch {
+      return ix;
+    }
+    for (const session of sessions) {
+      let text: string;
+      try {
+        text = readFileSync(join(archiveRoot, session, "index.jsonl"), "utf8");
+      } catch {
+        continue;
+      }
+      for (const line of text.split("\n")) {
+        if (line === "") continue;
+        let raw: unknown;
+        try {
+          raw = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        const r = RecordSchema.safeParse(raw);
+        if (r.success) ix.add({ ...r.data, session });
+      }
+    }
+    ix.avgdl = ix.lens.reduce((a, b) => a + b, 0) / (ix.lens.length || 1) || 1;
+    return ix;
+  }
+
+  private add(d: Doc): void {
+    const n = this.docs.length;
+    this.docs.push(d);
+    const hs = termHashes(d.x);
+    this.lens.push(hs.length);
+    const tf = new Map<number, number>();
+    for (const h of hs) tf.set(h, (tf.get(h) ?? 0) + 1);
+    for (const [h, c] of tf) {
+      let p = this.postings.get(h);
+      if (!p) {
+        p = [];
+        this.postings.set(h, p);
+      }
+      p.push(n, c);
+    }
+  }
+
+  /**
+   * The `k` best messages for `query`: Okapi BM25 (k1 = 1.2, b = 0.75, Lucene idf, as bm25.ts), ties (scores equal
+   * to 1e-9) broken by recency (later timestamp, then later in the file). Messages matching no query term are not
+   * returned. Snippets are cut around the first query term found.
+   */
+  search(query: string, k = 10): DigHit[] {
+    const n = this.docs.length;
+    const q = [...new Set(termHashes(query))];
+    if (n === 0 || q.length === 0) return [];
+    const score = new Map<number, number>();
+    for (const h of q) {
+      const p = this.postings.get(h);
+      if (!p) continue;
+      const df = p.length / 2;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < p.length; i += 2) {
+        const d = p[i] as number;
+        const tf = p[i + 1] as number;
+        const s = (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * (this.lens[d] as number)) / this.avgdl));
+        score.set(d, (score.get(d) ?? 0) + s);
+      }
+    }
+    const ranked = [...score.entries()].sort((a, b) => {
+      if (Math.abs(b[1] - a[1]) > 1e-9) return b[1] - a[1];
+      const da = this.docs[a[0]] as Doc;
+      const db = this.docs[b[0]] as Doc;
+      return (db.t ?? "").localeCompare(da.t ?? "") || db.o - da.o;
+    });
+    const words = terms(query);
+    return ranked.slice(0, Math.max(0, k)).map(([i, s]) => {
+      const d = this.docs[i] as Doc;
+      return { id: idOf(d), session: d.session, role: d.r, timestamp: d.t ?? null, score: Math.round(s * 1000) / 1000, snippet: snippet(d.x, words) };
+    });
+  }
+
+  /** The record with this id (see idOf), or null. */
+  find(id: string): Doc | null {
+    return this.docs.find((d) => idOf(d) === id) ?? null;
+  }
+}
+
+/** A flat window of SNIPPET_CHARS around the first occurrence of any query term (its stem as a prefix), else the start. */
+export function snippet(text: string, words: readonly string[]): string {
+  const lower = text.toLowerCase();
+  let at = -1;
+  for (const w of words) {
+    const i = lower.indexOf(w);
+    if (i !== -1 && (at === -1 || i < at)) at = i;
+  }
+  const from = Math.max(0, at - SNIPPET_CHARS / 4);
+  const cut = text.slice(from, from + SNIPPET_CHARS).replace(/\s+/g, " ").trim();
+  return `${from > 0 ? "…" : ""}${cut}${from + SNIPPET_CHARS < text.length ? "…" : ""}`;
+}
+
+/** Characters `dig read` prints at most (a message with a Write of a large file is cut there, with a note). */
+export const READ_MAX_CHARS = 20_000;
+
+/**
+ * The whole message of index record `d` (user text, or assistant text and every tool call with its full input),
+ * read from the archived transcript `archiveRoot/<session>/<file>` and redacted; at most READ_MAX_CHARS chars.
+ */
+export async function readMessage(archiveRoot: string, d: Doc): Promise<string> {
+  const parts: string[] = [];
+  for await (const line of readLines(join(archiveRoot, d.session, d.f), { start: d.o, maxLineBytes: 16 << 20 })) {
+    if (line.start >= d.e) break;
+    if (!line.bytes) continue;
+    try {
+      const m = archivedMessage(JSON.parse(decodeLine(line.bytes).text), Number.POSITIVE_INFINITY);
+      if (m) parts.push(m.text);
+    } catch {
+      // a torn line: nothing to show
+    }
+  }
+  const text = redactSync(parts.join("\n"));
+  return text.length > READ_MAX_CHARS ? `${text.slice(0, READ_MAX_CHARS)}\n… (${text.length - READ_MAX_CHARS} more characters cut)` : text;
+}

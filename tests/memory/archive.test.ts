@@ -1,0 +1,148 @@
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { archiveDir, archiveTranscript, listArchive, loadArchiveSettings } from "../../scripts/memory/archive/archive.js";
+import { DigIndex, readMessage } from "../../scripts/memory/archive/dig-index.js";
+
+const repo = resolve(import.meta.dirname, "..", "..");
+const zh = join(repo, "data", "sessions", "s2-zh-etl", "transcript.jsonl");
+const en = join(repo, "data", "sessions", "s1-en-payments", "transcript.jsonl");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function temp(): { rulesDir: string; transcript: string } {
+  const root = mkdtempSync(join(tmpdir(), "kt-archive-"));
+  dirs.push(root);
+  return { rulesDir: join(root, ".claude", "rules", "knowledge-triage"), transcript: join(root, "t.jsonl") };
+}
+
+describe("archiveTranscript", () => {
+  it("keeps a byte-exact copy, appends only new bytes, and git-ignores the archive", async () => {
+    const { rulesDir, transcript } = temp();
+    const full = readFileSync(zh);
+    const cut = full.indexOf(10, Math.floor(full.length / 2)) + 1;
+    writeFileSync(transcript, full.subarray(0, cut));
+    const a = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s-1" });
+    expect(a.copy).toBe("cloned");
+    const copy = join(archiveDir(rulesDir), "s-1", "transcript.jsonl");
+    expect(readFileSync(copy).equals(full.subarray(0, cut))).toBe(true);
+    appendFileSync(transcript, full.subarray(cut));
+    const b = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s-1" });
+    expect(b).toMatchObject({ copy: "appended", bytes: full.length - cut });
+    expect(readFileSync(copy).equals(full)).toBe(true);
+    expect((await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s-1" })).copy).toBe("unchanged");
+    expect(readFileSync(join(archiveDir(rulesDir), ".gitignore"), "utf8")).toMatch(/^\*$/m);
+    // Indexed once: the incremental runs add only the second half's messages.
+    const ix = DigIndex.load(archiveDir(rulesDir));
+    expect(ix.docs.length).toBe(a.indexedMessages + b.indexedMessages);
+    expect(new Set(ix.docs.map((d) => d.o)).size).toBe(ix.docs.length);
+  });
+
+  it("a transcript rewritten in place starts a new file and keeps the old one", async () => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(en, transcript);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s" });
+    writeFileSync(transcript, readFileSync(zh));
+    const r = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s" });
+    expect(r.copy).toBe("restarted");
+    expect(readFileSync(join(archiveDir(rulesDir), "s", "transcript.jsonl")).equals(readFileSync(en))).toBe(true);
+    expect(readFileSync(join(archiveDir(rulesDir), "s", "transcript-2.jsonl")).equals(readFileSync(zh))).toBe(true);
+  });
+
+  it("retention removes old sessions, then the oldest over the size cap, never the current one", async () => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(en, transcript);
+    for (const s of ["old", "mid", "new"]) await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: s });
+    const day = 86_400_000;
+    const touch = (s: string, ageDays: number): void => {
+      const t = new Date(Date.now() - ageDays * day);
+      for (const f of ["transcript.jsonl", "index.jsonl", "state.json"]) utimesSync(join(archiveDir(rulesDir), s, f), t, t);
+    };
+    touch("old", 100);
+    touch("mid", 10);
+    const one = listArchive(rulesDir).find((s) => s.session === "new")?.bytes ?? 0;
+    writeFileSync(join(archiveDir(rulesDir), "settings.json"), JSON.stringify({ maxMegabytes: (one * 1.5) / 1024 / 1024 }));
+    // Retention ran at the first archive run of the hour (nothing to remove then) and waits an hour for the next.
+    expect((await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "new" })).removedSessions).toEqual([]);
+    const r = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "new", now: new Date(Date.now() + 3_600_000) });
+    expect(r.removedSessions).toEqual(["old", "mid"]);
+    expect(listArchive(rulesDir).map((s) => s.session)).toEqual(["new"]);
+  });
+
+  it("an invalid settings file is an error naming the file (the hook logs it)", async () => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(en, transcript);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s" });
+    writeFileSync(join(archiveDir(rulesDir), "settings.json"), '{"maxDays": -1}');
+    expect(() => loadArchiveSettings(rulesDir)).toThrow(/settings\.json: maxDays/);
+  });
+
+  it("a torn last line is copied byte-exact but indexed only once complete", async () => {
+    const { rulesDir, transcript } = temp();
+    const full = readFileSync(en);
+    writeFileSync(transcript, full);
+    truncateSync(transcript, full.length - 10);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s" });
+    const before = DigIndex.load(archiveDir(rulesDir)).docs.length;
+    writeFileSync(transcript, full);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s" });
+    expect(readFileSync(join(archiveDir(rulesDir), "s", "transcript.jsonl")).equals(full)).toBe(true);
+    const after = DigIndex.load(archiveDir(rulesDir)).docs;
+    expect(after.length).toBeGreaterThanOrEqual(before);
+    expect(after.at(-1)?.e).toBeLessThanOrEqual(full.length);
+  });
+});
+
+describe("dig", () => {
+  it("finds a Chinese user request by a two-character word and reads it back whole", async () => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(zh, transcript);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "zh-session" });
+    const ix = DigIndex.load(archiveDir(rulesDir));
+    const hits = ix.search("回填历史数据", 3);
+    expect(hits[0]?.role).toBe("user");
+    expect(hits[0]?.snippet).toContain("回填历史数据");
+    const d = ix.find(hits[0]?.id ?? "");
+    expect(d).not.toBeNull();
+    const text = await readMessage(archiveDir(rulesDir), d as NonNullable<typeof d>);
+    expect(text).toContain("先在 dev 库跑一天的数据");
+  });
+
+  it("finds tool calls by file name, and read returns the full tool input", async () => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(zh, transcript);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "zh" });
+    const ix = DigIndex.load(archiveDir(rulesDir));
+    const hits = ix.search("load_orders datetime.timezone.utc", 5);
+    expect(hits[0]?.role).toBe("assistant");
+    const d = ix.find(hits[0]?.id ?? "");
+    const text = await readMessage(archiveDir(rulesDir), d as NonNullable<typeof d>);
+    expect(text).toContain('[tool Edit] {"replace_all":false,"file_path":"/home/dev/projects/s2-zh-etl/pipelines/etl/load_orders.py"');
+    expect(text).toContain('"new_string":"datetime.datetime.now(datetime.timezone.utc)"');
+  });
+
+  it("ties go to the more recent message", async () => {
+    const { rulesDir, transcript } = temp();
+    const line = (ts: string, uuid: string): string => `${JSON.stringify({ type: "user", uuid, timestamp: ts, message: { role: "user", content: "deploy the widget service" } })}\n`;
+    writeFileSync(transcript, line("2026-01-01T00:00:00Z", "a") + line("2026-03-01T00:00:00Z", "b") + line("2026-02-01T00:00:00Z", "c"));
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "t" });
+    const hits = DigIndex.load(archiveDir(rulesDir)).search("widget", 3);
+    expect(hits.map((h) => h.timestamp)).toEqual(["2026-03-01T00:00:00Z", "2026-02-01T00:00:00Z", "2026-01-01T00:00:00Z"]);
+  });
+
+  it("the index and read hold no secret the user pasted", async () => {
+    const { rulesDir, transcript } = temp();
+    const key = "sk-ant-api03-" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij";
+    writeFileSync(transcript, `${JSON.stringify({ type: "user", timestamp: "2026-01-01T00:00:00Z", message: { role: "user", content: `use the staging key ${key} for the smoke test` } })}\n`);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "k" });
+    expect(readFileSync(join(archiveDir(rulesDir), "k", "index.jsonl"), "utf8")).not.toContain(key);
+    const ix = DigIndex.load(archiveDir(rulesDir));
+    const d = ix.find(ix.search("staging key", 1)[0]?.id ?? "");
+    expect(await readMessage(archiveDir(rulesDir), d as NonNullable<typeof d>)).not.toContain(key);
+    // The archived transcript itself stays byte-exact (git-ignored).
+    expect(readFileSync(join(archiveDir(rulesDir), "k", "transcript.jsonl"), "utf8")).toContain(key);
+    expect(existsSync(join(archiveDir(rulesDir), ".gitignore"))).toBe(true);
+  });
+});
