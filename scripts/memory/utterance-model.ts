@@ -7,7 +7,7 @@
  * Pure: no I/O; the model file is read by the caller (or bundled through a JSON import in durability.ts).
  */
 import * as z from "zod/mini";
-import { GROUP_WEIGHTS } from "../engine/features.js";
+import { GROUP_WEIGHTS, GROUPS, HASH_BITS } from "../engine/features.js";
 import { buildTermIndex, sequenceFeatures, tfidfVector, type TermIndex } from "../engine/inference.js";
 import { fitOneVsRest, fitVocabulary, vectorize, type Example } from "../engine/train.js";
 import type { Unit } from "../engine/types.js";
@@ -48,9 +48,16 @@ function toUnit(text: string): Unit {
   return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
 }
 
-/** Hashed features (with repeats) of one sentence on its own (no neighbours, no headings). */
+/** Group index of the line-form features (features.ts "q"): they describe markdown lines, not chat sentences. */
+const LINE_FORM_GROUP = GROUPS.indexOf("q");
+
+/**
+ * Hashed features (with repeats) of one sentence on its own (no neighbours, no headings), without the
+ * line-form group "q": its section kinds and checklist/table/tree forms describe lines of memory files,
+ * and on chat sentences they added noise (measured on tests/memory/live-extraction.test.ts's no-cue rules).
+ */
 export function sentenceFeatures(text: string): number[] {
-  return sequenceFeatures([toUnit(text)])[0] ?? [];
+  return (sequenceFeatures([toUnit(text)])[0] ?? []).filter((id) => id >>> HASH_BITS !== LINE_FORM_GROUP);
 }
 
 /**
