@@ -191,3 +191,21 @@ export function writeAllOrNothing(dir: string, files: readonly [string, string][
     if (!done && created !== null) rmSync(created, { recursive: true, force: true });
   }
 }
+
+/**
+ * Create `dir` (and its parents, like makeDirs) holding a `.gitignore` with `gitignore` as its text, and return
+ * `dir`: for folders of machine-local files that must never reach git. Throws the fs error of makeDirs; the
+ * `.gitignore` itself is best effort (never overwritten; another run may write it meanwhile, a folder may be read-only).
+ */
+export function makeGitIgnoredDir(dir: string, gitignore: string): string {
+  makeDirs(dir);
+  const ignore = join(dir, ".gitignore");
+  if (!existsSync(ignore)) {
+    try {
+      writeFileSync(ignore, gitignore, { flag: "wx" });
+    } catch {
+      // written meanwhile by another run, or a read-only folder: nothing to add
+    }
+  }
+  return dir;
+}

@@ -10,7 +10,7 @@
 import { closeSync, constants, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { replaceAtomically } from "../../io/write-files.js";
+import { makeGitIgnoredDir, replaceAtomically } from "../../io/write-files.js";
 import { updateIndex } from "./dig-index.js";
 
 /** Folder name of the archive inside the rules folder. */
@@ -81,17 +81,7 @@ function loadState(dir: string): SessionState | null {
 
 /** Create the archive folder with its `.gitignore` and return its path. */
 function ensureArchiveDir(rulesDir: string): string {
-  const dir = archiveDir(rulesDir);
-  mkdirSync(dir, { recursive: true });
-  const ignore = join(dir, ".gitignore");
-  if (!existsSync(ignore)) {
-    try {
-      writeFileSync(ignore, ARCHIVE_GITIGNORE, { flag: "wx" });
-    } catch {
-      // written meanwhile by another run
-    }
-  }
-  return dir;
+  return makeGitIgnoredDir(archiveDir(rulesDir), ARCHIVE_GITIGNORE);
 }
 
 /** True when `dst` (of `len` bytes) equals the first `len` bytes of `src`, checked on the last 4 KiB. */

@@ -12,6 +12,7 @@ import { applyStatement } from "../consolidate.js";
 import { redactTexts } from "../redact.js";
 import { recoverFromFiles, syncRuleFiles } from "./rule-files.js";
 import { acquireLock, assertInsideRoot, isUserRulesDir, loadStore, saveStore } from "./state.js";
+import type { Store } from "./store-schema.js";
 
 /** Options of one pin. */
 export interface PinOptions {
@@ -49,11 +50,7 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
   let type = opts.type;
   if (!type) type = classifySentence(text, opts.classifier).type === "procedural" ? "procedural" : "constraint";
   const rulesDir = resolve(opts.rulesDir);
-  assertInsideRoot(rulesDir);
-  const release = await acquireLock(rulesDir);
-  try {
-    const store = loadStore(rulesDir);
-    recoverFromFiles(rulesDir, store);
+  return withStore(rulesDir, (store) => {
     const before = store.rules.length;
     const wasRetired = new Set(store.rules.filter((r) => r.status === "retired").map((r) => r.id));
     const res = applyStatement(store, { text, type, globs, score: 0, source: { session: "pin", line: 0, offset: 0 }, origin: "pin", kind: "rule" });
@@ -61,9 +58,7 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
     saveStore(rulesDir, store);
     const status = store.rules.length > before ? "added" : res.ruleId && wasRetired.has(res.ruleId) ? "reactivated" : "exists";
     return { status, id: res.ruleId ?? "", text, globs, files: sync.files, warnings: [...red.warnings, ...sync.warnings] };
-  } finally {
-    await release().catch(() => undefined);
-  }
+  });
 }
 
 /** What an unpin did: the rules retired (id and text) and the rule files written or removed. */
@@ -86,11 +81,7 @@ export async function unpinRule(opts: { query: string; rulesDir: string }): Prom
   const q = loose(opts.query);
   if (q === "") throw new UsageError("unpin: give the rule's text or id");
   const rulesDir = resolve(opts.rulesDir);
-  assertInsideRoot(rulesDir);
-  const release = await acquireLock(rulesDir);
-  try {
-    const store = loadStore(rulesDir);
-    recoverFromFiles(rulesDir, store);
+  return withStore(rulesDir, (store) => {
     const active = store.rules.filter((r) => r.status === "active");
     let hits = active.filter((r) => r.id === opts.query.trim() || loose(r.text) === q);
     if (hits.length === 0) hits = active.filter((r) => loose(r.text).includes(q));
@@ -102,6 +93,20 @@ export async function unpinRule(opts: { query: string; rulesDir: string }): Prom
     const sync = syncRuleFiles(rulesDir, store, (s) => saveStore(rulesDir, s));
     saveStore(rulesDir, store);
     return { retired: [{ id: rule.id, text: rule.text }], files: sync.files, warnings: sync.warnings };
+  });
+}
+
+/**
+ * Run `fn` on the rule store of `rulesDir` under its lock, after taking in hand edits of the rule files
+ * (recoverFromFiles); the lock is released whatever happens. Throws what assertInsideRoot, acquireLock or `fn` throw.
+ */
+async function withStore<T>(rulesDir: string, fn: (store: Store) => T): Promise<T> {
+  assertInsideRoot(rulesDir);
+  const release = await acquireLock(rulesDir);
+  try {
+    const store = loadStore(rulesDir);
+    recoverFromFiles(rulesDir, store);
+    return fn(store);
   } finally {
     await release().catch(() => undefined);
   }

@@ -10,7 +10,7 @@ import { homedir, hostname } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./store-schema.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
-import { makeDirs, replaceAtomically } from "../../io/write-files.js";
+import { makeDirs, makeGitIgnoredDir, replaceAtomically } from "../../io/write-files.js";
 import { LockBusyError, OutsideProjectError, StateError, TriageError } from "../../errors.js";
 import { stateDir } from "../../paths.js";
 
@@ -88,17 +88,7 @@ export const STATE_GITIGNORE = "# Written by knowledge-triage: machine-local sta
  * the folder again. Throws the fs error of makeDirs; the `.gitignore` itself is best effort.
  */
 export function ensureStateDir(rulesDir: string): string {
-  const dir = stateDir(rulesDir);
-  makeDirs(dir);
-  const ignore = join(dir, ".gitignore");
-  if (!existsSync(ignore)) {
-    try {
-      writeFileSync(ignore, STATE_GITIGNORE, { flag: "wx" });
-    } catch {
-      // written meanwhile by another run, or a read-only folder: nothing to add
-    }
-  }
-  return dir;
+  return makeGitIgnoredDir(stateDir(rulesDir), STATE_GITIGNORE);
 }
 /**
  * Write `data` to `path` atomically (temp file `<path>.<pid>.<n>.tmp` in the same folder, then rename).
