@@ -161,3 +161,18 @@ describe("rule lint (pure)", () => {
     ]);
   });
 });
+
+describe("triage unpin", () => {
+  it("warns when the rule stays in a rule file the user edited (that file is never rewritten)", () => {
+    const { d, home, rd } = project();
+    expect(run(["pin", "Never push directly to main.", "--type", "constraint"], d, home).code).toBe(0);
+    expect(run(["pin", "Never store card numbers in logs.", "--type", "constraint"], d, home).code).toBe(0);
+    const file = join(rd, "constraints.md");
+    writeFileSync(file, `${readFileSync(file, "utf8")}- Ask before deleting a branch.\n`); // a hand edit
+    const u = run(["unpin", "Never push directly to main."], d, home);
+    expect(u.code, u.stderr).toBe(0);
+    expect(u.stdout).toMatch(/^unpinned \S+: Never push directly to main\.\n$/);
+    expect(u.stderr).toMatch(/constraints\.md was edited by hand and still lists this rule/);
+    expect(readFileSync(file, "utf8")).toContain("- Ask before deleting a branch."); // the user's line is kept
+  });
+});

@@ -10,6 +10,7 @@ import { classifySentence } from "../../engine/classify.js";
 import { normaliseGlob } from "../../operators/scope.js";
 import { applyStatement } from "../consolidate.js";
 import { redactTexts } from "../redact.js";
+import { readRuleFiles } from "./pinned-rules.js";
 import { recoverFromFiles, syncRuleFiles } from "./rule-files.js";
 import { acquireLock, assertInsideRoot, isUserRulesDir, loadStore, saveStore } from "./state.js";
 import type { Store } from "./store-schema.js";
@@ -92,7 +93,10 @@ export async function unpinRule(opts: { query: string; rulesDir: string }): Prom
     rule.retiredReason = "unpinned";
     const sync = syncRuleFiles(rulesDir, store, (s) => saveStore(rulesDir, s));
     saveStore(rulesDir, store);
-    return { retired: [{ id: rule.id, text: rule.text }], files: sync.files, warnings: sync.warnings };
+    // A rule file the user edited is never rewritten (rule-files.ts), so the line may still be loaded: say so.
+    const still = readRuleFiles(rulesDir).filter((f) => f.rules.some((t) => loose(t) === loose(rule.text)));
+    const kept = still.map((f) => `${f.name} was edited by hand and still lists this rule (Claude Code keeps loading it): remove the line there yourself`);
+    return { retired: [{ id: rule.id, text: rule.text }], files: sync.files, warnings: [...sync.warnings, ...kept] };
   });
 }
 
