@@ -78,3 +78,17 @@ describe("extract rerun", () => {
     expect(rules.map((f) => readFileSync(f, "utf8"))).toEqual(before);
   });
 });
+
+describe("numbers past what a run can use, and a file given as a folder (found by a fresh-user pass)", () => {
+  it.each([
+    [["decompose", "examples/AGENTS.md", "--out", "OUT", "--max-tokens", "99999999999999999999"], "triage: --max-tokens is too large, got \"99999999999999999999\""],
+    [["compact", "examples/AGENTS.md", "--budget", "99999999999999999999"], "triage: --budget is too large, got \"99999999999999999999\""],
+    [["train", "data/test", "-o", "OUT/m.json", "--folds", "99999999999999999999"], "triage: --folds must be at most 1,000,000 (got \"99999999999999999999\")"],
+    [["doctor", "--rules-dir", "README.md"], "triage: --rules-dir README.md: not a folder"],
+  ])("%j is one line and exit 1, not an internal error", (args, message) => {
+    const out = tempDir("kt-msg-");
+    const r = triage(args.map((a) => a.replace("OUT", out)), { cwd: repo });
+    expect(expectOneLineError(r)).toBe(message);
+    expect(r.code).toBe(1);
+  });
+});

@@ -16,6 +16,8 @@ export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inpu
     // Decimal notation only: Number() would also take "0x10" (16), "1e3" and " 12 ".
     if (!/^-?(\d+(\.\d*)?|\.\d+)$/.test(s)) throw new UsageError(`${name} must be a number, got "${s}"`);
     const v = Number(s);
+    // Beyond 2^53 a token count is no longer exact (and no memory file has that many tokens).
+    if (!Number.isSafeInteger(Math.ceil(Math.abs(v)))) throw new UsageError(`${name} is too large, got "${s}"`);
     return v;
   };
   const ratio = num(flags.ratio, names[1] as string);

@@ -1,5 +1,6 @@
+import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
-import { TriageError } from "../../errors.js";
+import { TriageError, UsageError } from "../../errors.js";
 import { writeStdout } from "../../io/text-io.js";
 import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
@@ -15,6 +16,7 @@ export function registerDoctor(program: Command): void {
       const { checkWiring, lintProject } = await import("../doctor.js");
       const project = process.cwd();
       const rulesDir = opts.rulesDir ?? defaultRulesDir(project);
+      if (existsSync(rulesDir) && !statSync(rulesDir).isDirectory()) throw new UsageError(`--rules-dir ${rulesDir}: not a folder`);
       const findings = [...checkWiring(project), ...lintProject(rulesDir, project).map((p) => ({ ok: false, file: p.file, message: `${p.code}: ${p.message}` }))];
       const problems = findings.filter((f) => !f.ok);
       if (opts.json) writeStdout(`${JSON.stringify({ problems: problems.length, findings })}\n`);

@@ -27,10 +27,14 @@ function isModelFile(path: string): boolean {
   }
 }
 
-function intOpt(name: string, v: string | undefined, def: number, min: number): number {
+/** Most folds or epochs accepted: beyond this a run would never end (or not fit in memory) anyway. */
+const INT_OPT_MAX = 1_000_000;
+
+function intOpt(name: string, v: string | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (v === undefined) return def;
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer >= ${min} (got ${JSON.stringify(v)})`);
+  if (n > max) throw new UsageError(`${name} must be at most ${max.toLocaleString("en")} (got ${JSON.stringify(v)})`);
   return n;
 }
 
@@ -79,9 +83,9 @@ export function registerTrain(program: Command): void {
       if (!(minPrecision >= 0 && minPrecision <= 1)) throw new UsageError(`--min-constraint-precision must be in [0, 1] (got ${opts.minConstraintPrecision})`);
       const options: TrainOptions = {
         ...DEFAULT_TRAIN_OPTIONS,
-        folds: intOpt("--folds", opts.folds, 5, 0),
+        folds: intOpt("--folds", opts.folds, 5, 0, INT_OPT_MAX),
         seed: intOpt("--seed", opts.seed, DEFAULT_TRAIN_OPTIONS.seed, 0),
-        epochs: intOpt("--epochs", opts.epochs, DEFAULT_TRAIN_OPTIONS.epochs, 1),
+        epochs: intOpt("--epochs", opts.epochs, DEFAULT_TRAIN_OPTIONS.epochs, 1, INT_OPT_MAX),
       };
       if (options.folds === 1) throw new UsageError("--folds must be 0 (no CV) or at least 2");
       if (opts.output === "-") throw new UsageError("-o -: the model must be written to a file (standard output carries the metrics)");
