@@ -64,6 +64,8 @@ export const ManifestSchema = z.object({
     z.object({
       id: z.string().check(z.minLength(1)),
       file: z.string().check(z.minLength(1)),
+      /** sha256 (hex) of the partition file as written: a later run does not replace a file the user edited. */
+      sha256: z.optional(z.string()),
       title: z.string(),
       source: z.string(),
       tokens: z.int().check(z.nonnegative()),

@@ -92,3 +92,20 @@ describe("numbers past what a run can use, and a file given as a folder (found b
     expect(r.code).toBe(1);
   });
 });
+
+describe("decompose rerun into its own output folder (found by a fresh-user pass)", () => {
+  it("replaces the partitions it wrote, refuses one the user edited (nothing written), and --force replaces it", () => {
+    const out = join(tempDir("kt-msg-"), "parts");
+    const first = triage(["decompose", "examples/CLAUDE.md", "--out", out, "--model", "/dev/null"], { cwd: repo });
+    expect(first.code, first.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as { partitions: { file: string; sha256: string }[] };
+    const part = join(out, (manifest.partitions[0] as { file: string }).file);
+    expect(triage(["decompose", "examples/CLAUDE.md", "--out", out, "--model", "/dev/null"], { cwd: repo }).code).toBe(0); // unedited: replaced
+    writeFileSync(part, `${readFileSync(part, "utf8")}- my own note\n`);
+    const again = triage(["decompose", "examples/CLAUDE.md", "--out", out, "--model", "/dev/null"], { cwd: repo });
+    expect(expectOneLineError(again)).toMatch(/refusing to overwrite existing file .*--force/);
+    expect(readFileSync(part, "utf8")).toContain("- my own note");
+    expect(triage(["decompose", "examples/CLAUDE.md", "--out", out, "--model", "/dev/null", "--force"], { cwd: repo }).code).toBe(0);
+    expect(readFileSync(part, "utf8")).not.toContain("- my own note");
+  });
+});

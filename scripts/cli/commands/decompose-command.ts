@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
@@ -18,12 +19,15 @@ import { budgetFromFlags, pinMassFlag } from "./compact-command.js";
 /** The part of an earlier run's manifest.json that says which files of the folder it wrote. */
 const OwnedManifestSchema = z.object({
   format: z.literal("knowledge-triage/decompose"),
-  partitions: z.array(z.object({ file: z.string().check(z.minLength(1)) })),
+  partitions: z.array(z.object({ file: z.string().check(z.minLength(1)), sha256: z.optional(z.string()) })),
 });
+
+const sha256 = (data: string | Buffer): string => createHash("sha256").update(data).digest("hex");
 
 /**
  * Absolute paths in `dir` written by an earlier `triage decompose` run: its manifest.json and the
- * partition files that manifest lists. Empty when there is no manifest or it is not ours.
+ * partition files that manifest lists, except a file whose bytes no longer match the sha256 the manifest
+ * recorded (the user edited it: it is not replaced without --force). Empty when there is no manifest or it is not ours.
  */
 export function ownedByPreviousRun(dir: string): Set<string> {
   const manifest = join(dir, "manifest.json");
@@ -35,7 +39,15 @@ export function ownedByPreviousRun(dir: string): Set<string> {
   }
   const r = OwnedManifestSchema.safeParse(raw);
   if (!r.success) return new Set();
-  return new Set([resolve(manifest), ...r.data.partitions.map((p) => resolve(dir, p.file))]);
+  const unedited = (p: { file: string; sha256?: string | undefined }): boolean => {
+    if (p.sha256 === undefined) return true; // manifests before the hashes were recorded
+    try {
+      return sha256(readFileCapped(resolve(dir, p.file), { maxBytes: INPUT_MAX_BYTES })) === p.sha256;
+    } catch {
+      return true; // missing or unreadable: nothing of the user's to keep
+    }
+  };
+  return new Set([resolve(manifest), ...r.data.partitions.filter(unedited).map((p) => resolve(dir, p.file))]);
 }
 
 /**
@@ -121,6 +133,7 @@ export function registerDecompose(program: Command): void {
         partitions: result.partitions.map((p) => ({
           id: p.id,
           file: `${p.id}.md`,
+          sha256: sha256(p.text),
           title: p.title,
           source: p.doc,
           tokens: p.tokens,
