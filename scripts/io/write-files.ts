@@ -147,7 +147,7 @@ function firstMissing(dir: string): string | null {
 }
 
 /** True when process `pid` is alive on this machine (signal 0; EPERM means it exists). */
-function alive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -171,7 +171,7 @@ export function writeAllOrNothing(dir: string, files: readonly [string, string][
     makeDirs(dir);
     for (const name of readdirSync(dir)) {
       const m = /^\.decompose-(\d+)\.tmp$/.exec(name);
-      if (m && !alive(Number(m[1]))) rmSync(join(dir, name), { recursive: true, force: true });
+      if (m && !processAlive(Number(m[1]))) rmSync(join(dir, name), { recursive: true, force: true });
     }
     makeDirs(tmp);
     for (const [name, text] of files) {

@@ -10,7 +10,7 @@ import { homedir, hostname } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./store-schema.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
-import { makeDirs, makeGitIgnoredDir, replaceAtomically } from "../../io/write-files.js";
+import { makeDirs, makeGitIgnoredDir, processAlive, replaceAtomically } from "../../io/write-files.js";
 import { LockBusyError, OutsideProjectError, StateError, TriageError } from "../../errors.js";
 import { stateDir } from "../../paths.js";
 
@@ -236,7 +236,7 @@ export function removeStrayTemps(rulesDir: string): number {
     }
     for (const name of names) {
       const m = TEMP_RE.exec(name);
-      if (!m || (Number(m[1]) !== process.pid && pidAlive(Number(m[1])))) continue;
+      if (!m || (Number(m[1]) !== process.pid && processAlive(Number(m[1])))) continue;
       try {
         unlinkSync(join(dir, name));
         n++;
@@ -283,15 +283,6 @@ function readOwner(lockDir: string): { owner: LockOwner | null; mtimeMs: number 
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * True when a lock is stale: its holder's pid is dead (same host), its owner file was not refreshed for
  * LOCK_STALE_HEARTBEAT_MS, or it has no owner file and is older than LOCK_STALE_NO_OWNER_MS (a holder
@@ -299,7 +290,7 @@ function pidAlive(pid: number): boolean {
  */
 export function lockIsStale(info: { owner: LockOwner | null; mtimeMs: number }, now = Date.now()): boolean {
   if (!info.owner) return now - info.mtimeMs > LOCK_STALE_NO_OWNER_MS;
-  if (info.owner.host === hostname() && !pidAlive(info.owner.pid)) return true;
+  if (info.owner.host === hostname() && !processAlive(info.owner.pid)) return true;
   return now - info.mtimeMs > LOCK_STALE_HEARTBEAT_MS;
 }
 
