@@ -109,3 +109,15 @@ describe("decompose rerun into its own output folder (found by a fresh-user pass
     expect(readFileSync(part, "utf8")).not.toContain("- my own note");
   });
 });
+
+describe("retrieve with nothing to return (found by a fresh-user pass)", () => {
+  it("says so in one stderr line and exits 0 instead of printing nothing", () => {
+    const dir = tempDir("kt-msg-");
+    const base = join(dir, "AGENTS.md");
+    writeFileSync(base, "# A\n\nThe service runs on Node 20.\n\n# B\n\nLedger rows live in Postgres.\n");
+    const r = triage(["retrieve", "kubernetes", "--base", base, "--model", "/dev/null"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe('triage: no rule is in scope and no unit matches "kubernetes"\n');
+  });
+});

@@ -57,6 +57,8 @@ export function registerRetrieve(program: Command): void {
         writeStdout(`${JSON.stringify(json)}\n`);
         return;
       }
+      // Say so rather than print nothing: an empty answer looks like a failure.
+      if (r.hits.length === 0) stderrLine(`no rule is in scope${opts.path ? ` for ${opts.path}` : ""} and no unit matches "${query}"`);
       r.hits.forEach((h, n) => {
         const first = (h.text.split("\n")[0] ?? "").trim();
         const tag = h.inScope ? `RULE (${h.why})` : `${h.type} ${h.score.toFixed(2)}`;
