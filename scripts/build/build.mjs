@@ -70,6 +70,7 @@ if (args.length === 0) {
   copy("dist/triage.mjs");
   copy("hooks/hooks.json");
   copy("model/model.json");
+  copy("model/utterance.json");
   copy("skills");
   copy("commands");
   const manifest = join(plugin, ".claude-plugin", "plugin.json");

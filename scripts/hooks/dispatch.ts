@@ -13,7 +13,8 @@ import { appendFileSync, existsSync, readFileSync, renameSync, statSync, } from 
 import { dirname, isAbsolute, join } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
 import { regexClassifier, type Classifier } from "../engine/classify.js";
-import { loadClassifier } from "../io/model-file.js";
+import { loadClassifier, loadUtteranceScorer } from "../io/model-file.js";
+import { lazyUtterance, type UtteranceScorer } from "../memory/utterance-model.js";
 import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
 import { precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
@@ -128,6 +129,22 @@ function classifier(ctx: Ctx): Classifier {
 }
 
 /**
+ * The sentence model for one hook run, loaded on first use. A missing or invalid model/utterance.json gives
+ * no evidence either way (logit 0: the cues and the line classifier decide alone) and a log line, so the hook
+ * still extracts what the cues find.
+ */
+function utterance(ctx: Ctx): UtteranceScorer {
+  return lazyUtterance(() => {
+    try {
+      return loadUtteranceScorer();
+    } catch (e) {
+      log(ctx, `sentence model unavailable (${(e as Error).message}); using the cues alone`, false);
+      return { logit: () => 0 };
+    }
+  });
+}
+
+/**
  * Extract the transcript into the rules folder. With a `deadline` the run stops there at a safe point and the
  * stop becomes the hook's one stderr line (ctx.note) as well as a log line (the first warning).
  */
@@ -137,6 +154,7 @@ async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string, deadl
     rulesDir,
     sessionId: ctx.payload?.session_id,
     classifier: classifier(ctx),
+    utterance: utterance(ctx),
     lockWaitMs: lockWaitMs(),
     deadline,
   });

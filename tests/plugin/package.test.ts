@@ -48,6 +48,7 @@ describe("npm pack", () => {
     for (const f of [
       "dist/triage.mjs",
       "model/model.json",
+      "model/utterance.json",
       "hooks/hooks.json",
       "SKILL.md",
       "skills/knowledge-triage/SKILL.md",
