@@ -47,8 +47,22 @@ export function stderrLine(text: string): void {
   process.stderr.write(`triage: ${visibleName(text)}\n`);
 }
 
-const strict = new TextDecoder("utf-8", { fatal: true });
-const lenient = new TextDecoder("utf-8", { fatal: false });
+/**
+ * `produced` (text with "\n" line breaks, no byte-order mark, as the operators write it) in the form of
+ * `original`: a leading U+FEFF when the original had one, and "\r\n" line breaks when every line break of
+ * the original was "\r\n". So `compact --ratio 1` gives back the input's bytes, and a Windows file stays one.
+ */
+export function inFormOf(original: string, produced: string): string {
+  const lf = original.split("\n").length - 1;
+  const crlf = original.split("\r\n").length - 1;
+  let out = lf > 0 && crlf === lf ? produced.replace(/\r?\n/g, "\r\n") : produced;
+  if (original.startsWith("\uFEFF") && !out.startsWith("\uFEFF")) out = `\uFEFF${out}`;
+  return out;
+}
+
+// ignoreBOM: a leading byte-order mark stays in the text (segment() skips it; inFormOf and redact give it back).
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /**
  * Decode bytes as UTF-8, or as UTF-16 when they start with a UTF-16 byte-order mark (FF FE little-,
@@ -62,9 +76,9 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   // UTF-16 in that byte order. Everything else is UTF-8.
   const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
   try {
-    text = utf16 ? new TextDecoder(utf16, { fatal: true }).decode(bytes) : strict.decode(bytes);
+    text = utf16 ? new TextDecoder(utf16, { fatal: true, ignoreBOM: true }).decode(bytes) : strict.decode(bytes);
   } catch {
-    text = utf16 ? new TextDecoder(utf16).decode(bytes) : lenient.decode(bytes);
+    text = utf16 ? new TextDecoder(utf16, { ignoreBOM: true }).decode(bytes) : lenient.decode(bytes);
     warnings.push(`${name}: not valid ${utf16 ? utf16.toUpperCase() : "UTF-8"}; invalid bytes replaced with U+FFFD`);
   }
   if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
