@@ -224,6 +224,21 @@ function spawnWorker(p: HookPayload): void {
   child.unref();
 }
 
+/**
+ * Run the extraction step of a hook whose output Claude Code reads (PreCompact, SessionStart): an error there
+ * (a read-only project, a full disk, an unreadable transcript) is logged and becomes the hook's one stderr line,
+ * and the hook still prints the rules already pinned, which are what the compaction must keep.
+ */
+async function orPrintAnyway(ctx: Ctx, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (e) {
+    const message = `extraction failed: ${(e as Error)?.message ?? String(e)}`;
+    log(ctx, message, false, false);
+    ctx.note ??= message;
+  }
+}
+
 async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   if (!(HOOK_EVENTS as readonly string[]).includes(ctx.event)) {
     throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")}, or PreCompact, SessionStart, SessionEnd)`);
@@ -251,10 +266,13 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     }
     if (ctx.event === "pre-compact") {
       if (transcript) {
-        await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
-        await extract(ctx, transcript, rulesDir, hookDeadline());
-        // A transcript without rules leaves no state folder behind (nothing to mark).
-        if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
+        const from = transcript;
+        await orPrintAnyway(ctx, async () => {
+          await archiveStep(from, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
+          await extract(ctx, from, rulesDir, hookDeadline());
+          // A transcript without rules leaves no state folder behind (nothing to mark).
+          if (ctx.stateDir && existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
+        });
       }
       out(precompactText(rulesDir, payload.session_id));
     } else {
@@ -263,8 +281,11 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
         const ran = preCompactRan(ctx.stateDir, payload);
         log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
-        if (!ran) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
-        await extract(ctx, transcript, rulesDir, hookDeadline());
+        const from = transcript;
+        await orPrintAnyway(ctx, async () => {
+          if (!ran) await archiveStep(from, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
+          await extract(ctx, from, rulesDir, hookDeadline());
+        });
       }
       let working = "";
       try {
