@@ -60,14 +60,15 @@ export function inFormOf(original: string, produced: string): string {
   return out;
 }
 
-// ignoreBOM: a leading byte-order mark stays in the text (segment() skips it; inFormOf and redact give it back).
+// ignoreBOM: a UTF-8 byte-order mark stays in the text (segment() skips it; inFormOf and redact give it back). A UTF-16
+// one is dropped: what we write is UTF-8.
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const lenient = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /**
  * Decode bytes as UTF-8, or as UTF-16 when they start with a UTF-16 byte-order mark (FF FE little-,
  * FE FF big-endian). Invalid sequences become U+FFFD with a warning; never throws.
- * Input: raw bytes and a display name. Output: text (BOM kept; the segmenter strips it).
+ * Input: raw bytes and a display name. Output: text (a UTF-8 BOM kept, the segmenter skips it; a UTF-16 BOM dropped).
  */
 export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   const warnings: string[] = [];
@@ -76,9 +77,9 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   // UTF-16 in that byte order. Everything else is UTF-8.
   const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
   try {
-    text = utf16 ? new TextDecoder(utf16, { fatal: true, ignoreBOM: true }).decode(bytes) : strict.decode(bytes);
+    text = utf16 ? new TextDecoder(utf16, { fatal: true }).decode(bytes) : strict.decode(bytes);
   } catch {
-    text = utf16 ? new TextDecoder(utf16, { ignoreBOM: true }).decode(bytes) : lenient.decode(bytes);
+    text = utf16 ? new TextDecoder(utf16).decode(bytes) : lenient.decode(bytes);
     warnings.push(`${name}: not valid ${utf16 ? utf16.toUpperCase() : "UTF-8"}; invalid bytes replaced with U+FFFD`);
   }
   if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
