@@ -33,6 +33,24 @@ describe("pin", () => {
     for (const f of files) expect(f.rules).toEqual(["- Prefer named exports."]);
   });
 
+  it("refuses a glob that holds a secret and writes nothing", async () => {
+    const rd = join(dir(), "rules");
+    const key = "gh" + "p_" + "abcdefghijklmnopqrstuvwxyz0123456789";
+    await expect(pinRule({ text: "Never use X.", rulesDir: rd, classifier: regexClassifier, paths: [`src/${key}/**`] })).rejects.toThrow(/looks like it holds a secret/);
+    expect(existsSync(rd) ? JSON.stringify(snapshot(rd)) : "").not.toContain(key);
+  });
+
+  it("says which earlier rule a pin replaced", async () => {
+    const rd = join(dir(), "rules");
+    await pinRule({ text: "Always run the linter before committing.", rulesDir: rd, classifier: regexClassifier });
+    const b = await pinRule({ text: "Never run the linter before committing.", rulesDir: rd, classifier: regexClassifier });
+    const retired = JSON.parse(readFileSync(join(rd, ".state", "rules.json"), "utf8")).rules.filter((r: { status: string }) => r.status === "retired");
+    // The store decides whether the new rule replaces the old one; whatever it retires is named in the report.
+    expect(b.warnings.filter((w) => w.startsWith("replaces the earlier rule")).length).toBe(retired.length);
+    for (const r of retired) expect(b.warnings.join("\n")).toContain(r.text);
+    expect(retired.length).toBe(1);
+  });
+
   it("redacts a secret inside a pinned rule", async () => {
     const rd = join(dir(), "rules");
     const key = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";

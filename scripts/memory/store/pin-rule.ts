@@ -48,6 +48,10 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
   }
   const red = await redactTexts([raw]);
   const text = red.texts[0] as string;
+  // Globs go into file names, `paths:` frontmatter and the sidecar verbatim: one that holds a secret is refused, not redacted.
+  if (globs.length > 0 && (await redactTexts(globs)).texts.some((g, i) => g !== globs[i])) {
+    throw new UsageError("pin: a path in --paths looks like it holds a secret (rule files are committed); leave it out");
+  }
   let type = opts.type;
   if (!type) type = classifySentence(text, opts.classifier).type === "procedural" ? "procedural" : "constraint";
   const rulesDir = resolve(opts.rulesDir);
@@ -55,10 +59,13 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
     const before = store.rules.length;
     const wasRetired = new Set(store.rules.filter((r) => r.status === "retired").map((r) => r.id));
     const res = applyStatement(store, { text, type, globs, score: 0, source: { session: "pin", line: 0, offset: 0 }, origin: "pin", kind: "rule" });
+    // A rule this one contradicts or refines is retired by the store (consolidate.ts): say so, never silently.
+    const replaced = store.rules.filter((r) => r.status === "retired" && !wasRetired.has(r.id) && r.id !== res.ruleId && r.id !== "");
     const sync = syncRuleFiles(rulesDir, store, (s) => saveStore(rulesDir, s));
     saveStore(rulesDir, store);
     const status = store.rules.length > before ? "added" : res.ruleId && wasRetired.has(res.ruleId) ? "reactivated" : "exists";
-    return { status, id: res.ruleId ?? "", text, globs, files: sync.files, warnings: [...red.warnings, ...sync.warnings] };
+    const notes = replaced.map((r) => `replaces the earlier rule "${r.text}" (retired: ${r.retiredReason ?? "replaced"}; pin it again to restore it)`);
+    return { status, id: res.ruleId ?? "", text, globs, files: sync.files, warnings: [...red.warnings, ...notes, ...sync.warnings] };
   });
 }
 
