@@ -8,7 +8,7 @@
 
 /** Latin-script password words (word boundaries needed). Bare "pass" is a cue only in a login context (below). */
 const PW_LATIN =
-  "pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
+  "pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|(?:door|gate|alarm|safe|lock|entry|keypad|garage|building)[- ]?code|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
 /** Password words of other scripts, matched anywhere (no word boundaries in CJK). */
 const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호";
 /** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
@@ -46,7 +46,7 @@ const LOGIN_WORD = `(?:(?<![\\p{L}\\p{N}_])(?:${LOGIN_LATIN})(?![\\p{L}\\p{N}_])
  */
 const LOGIN_SLASH_RE = new RegExp(
   `${LOGIN_WORD}(?:\\s+(?:${PREP}|the)\\s+[^\\s:：]+(?:\\s+[^\\s:：]+){0,3}?)?` +
-    `(?:\\s*[:：=]\\s*|\\s+(?:is|ist|lautet|es|son|это|—|-)\\s+|\\s*(?:は|는|은|是)\\s*)` +
+    `(?:\\s*[:：=]\\s*|\\s+(?:is|as|ist|lautet|es|son|это|—|-)\\s+|\\s*(?:は|는|은|是)\\s*)` +
     `[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s+/\\s+${PW_VALUE}`,
   "dgiu",
 );
@@ -102,6 +102,9 @@ function notAValue(val: string): boolean {
   );
 }
 
+/** The closing quote of each opening quote a value may be given in. */
+const QUOTE_PAIRS: Readonly<Record<string, string>> = { '"': '"', "'": "'", "`": "`", "«": "»", "“": "”" };
+
 /** Strip closing punctuation and quotes a sentence puts after a value. */
 const trimValue = (v: string): string => v.replace(/[.!?:)\]}>。、，！？]+$/u, "");
 
@@ -119,12 +122,27 @@ function wordRanges(text: string): Array<[number, number]> {
     const at = m.indices?.[3];
     if (m[3] === undefined || at === undefined) continue;
     const val = trimValue(m[3]);
-    if (notAValue(val)) continue;
     const link = text.slice((m.indices?.[1] ?? m.indices?.[2] ?? [0, 0])[1], at[0]);
+    // A quoted value ('the passphrase "blue elephant sunrise"', 'password is "correct horse"') is a value whatever its words:
+    // redacted up to its closing quote.
+    const open = link.slice(-1);
+    const close = QUOTE_PAIRS[open];
+    // After "token"/"secret"/"api key" with only a space, a quote is more often prose ("the token 'in the URL'").
+    // Bare "pass" is a verb unless a ":"/"=" follows it ("pass `--no-cache`"), as below.
+    const verbPass = word === "pass" && !/[:=：]/.test(link);
+    if (close !== undefined && !verbPass && !(/^\s+\S$/u.test(link) && /^(?:token|secret|api|apikey)/.test(word))) {
+      const end = text.indexOf(close, at[0]);
+      const inner = end > at[0] && end - at[0] <= 200 ? text.slice(at[0], end) : "";
+      if (inner.trim() !== "" && !PLACEHOLDER_RE.test(inner.trim()) && !/^-/.test(inner) && !/\n/.test(inner)) {
+        out.push([at[0], end]);
+        continue;
+      }
+    }
+    if (notAValue(val)) continue;
     const bare = m[1] !== undefined && /^\s+["'`«“]?$/u.test(link);
     const typed = looksTyped(val);
     if (word === "pass" && (!/[:=：]/.test(link) || !typed)) continue;
-    if (/^pin/.test(word) && !/\d/.test(val)) continue;
+    if ((/^pin/.test(word) || /code$/.test(word)) && !/\d/.test(val)) continue;
     if (/^(?:token|api[-_ ]?key|apikey)$/.test(word) && !typed && val.length < 12) continue;
     if (bare && !typed) continue;
     if (m[2] !== undefined && !/[\x21-\x7e]/.test(val)) continue;
