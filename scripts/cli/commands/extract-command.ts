@@ -1,3 +1,4 @@
+import { closeSync, openSync, readSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
@@ -6,6 +7,41 @@ import { visible, visibleName } from "../../terminal.js";
 import { defaultRulesDir } from "../../paths.js";
 import { extractTranscript, lazyClassifier } from "../../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../../memory/pipeline/deadline.js";
+
+/** Bytes read from the start of a file to tell whether it is a transcript at all. */
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * Throw UsageError when `path` has content but none of its first SNIFF_BYTES holds a line that is a JSON object
+ * with a string `type` (every Claude Code transcript line has one: references/claude-code.md): `triage extract
+ * README.md` says so instead of reporting "0 kept". Unreadable files are left to the extraction's own errors.
+ */
+function assertLooksLikeTranscript(path: string): void {
+  let head = "";
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const buf = Buffer.alloc(SNIFF_BYTES);
+      head = buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, 0)).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return;
+  }
+  if (head.trim() === "") return;
+  const lines = head.split("\n");
+  if (head.length === SNIFF_BYTES && lines.length > 1) lines.pop(); // a line cut by the sniff window
+  for (const line of lines) {
+    try {
+      const v = JSON.parse(line) as unknown;
+      if (v !== null && typeof v === "object" && typeof (v as { type?: unknown }).type === "string") return;
+    } catch {
+      // not JSON: look further
+    }
+  }
+  throw new UsageError(`${path} is not a Claude Code transcript (expected JSON lines with a "type", as in ~/.claude/projects/<project>/<session>.jsonl)`);
+}
 
 /** Options of `triage extract`. */
 interface ExtractCliOptions {
@@ -48,6 +84,7 @@ export function registerExtract(program: Command): void {
     .option("--max-seconds <s>", "stop at a safe point S seconds after start, write what is done; the next run continues there")
     .action(async (transcript: string, _opts: ExtractCliOptions, cmd: Command) => {
       if (!transcript) throw new UsageError("missing transcript path");
+      assertLooksLikeTranscript(transcript);
       // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
       const opts = cmd.optsWithGlobals<ExtractCliOptions>();
       const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());

@@ -1,0 +1,35 @@
+/**
+ * `triage extract` on a file that is not a Claude Code transcript (a markdown file, a JSON array) stops with a
+ * one-line error and exit 1 instead of reporting "0 kept"; a transcript whose first line is torn still runs.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { triage } from "./helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "kt-extract-input-"));
+const line = JSON.stringify({ type: "user", sessionId: "s1", uuid: "u1", timestamp: "2026-11-20T09:00:00.000Z", message: { role: "user", content: "Never push directly to main." } });
+
+describe("extract refuses what is not a transcript", () => {
+  it.each([
+    ["notes.md", "# Notes\n\n- Never push directly to main.\n"],
+    ["array.json", `[${line}]\n`],
+    ["numbers.jsonl", "1\n2\n3\n"],
+  ])("%s", (name, text) => {
+    const f = join(dir, name);
+    writeFileSync(f, text);
+    const r = triage(["extract", f, "--dry-run", "--rules-dir", join(dir, "rules")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^triage: .* is not a Claude Code transcript/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("a transcript with a torn first line still runs", () => {
+    const f = join(dir, "torn.jsonl");
+    writeFileSync(f, `{"type":"us\n${line}\n`);
+    const r = triage(["extract", f, "--dry-run", "--rules-dir", join(dir, "rules")]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/1 kept/);
+  });
+});
