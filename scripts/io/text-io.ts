@@ -12,6 +12,8 @@ export interface DecodedInput {
   name: string;
   text: string;
   warnings: string[];
+  /** True when invalid byte sequences were replaced with U+FFFD (the text is not the file's bytes). */
+  lossy?: boolean;
 }
 
 
@@ -81,6 +83,8 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   } catch {
     text = utf16 ? new TextDecoder(utf16).decode(bytes) : lenient.decode(bytes);
     warnings.push(`${name}: not valid ${utf16 ? utf16.toUpperCase() : "UTF-8"}; invalid bytes replaced with U+FFFD`);
+    if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
+    return { name, text, warnings, lossy: true };
   }
   if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
   return { name, text, warnings };
@@ -109,4 +113,17 @@ function readStdin(): Buffer {
 export function readInput(path: string): DecodedInput {
   if (path === "-") return decodeBytes(readStdin(), "-");
   return decodeBytes(readFileCapped(path, { maxBytes: INPUT_MAX_BYTES, pipes: true }), path);
+}
+
+/**
+ * readInput for a command that writes the text back out (compact, decompose): rules are kept byte for byte, which
+ * bytes that are not valid UTF-8 (or UTF-16 after its byte-order mark) cannot be, so such input is refused with
+ * UsageError (`<path>: not valid UTF-8 ...`) instead of being written back with U+FFFD in their place.
+ */
+export function readInputExact(path: string, command: string): DecodedInput {
+  const input = readInput(path);
+  if (input.lossy) {
+    throw new UsageError(`${path}: not valid UTF-8; ${command} keeps rules byte for byte and cannot keep these bytes (convert the file to UTF-8 first)`);
+  }
+  return input;
 }

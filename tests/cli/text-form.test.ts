@@ -1,8 +1,8 @@
 /**
  * compact gives the input back in its own form: a byte-order mark and CRLF line breaks survive `--ratio 1`
- * byte for byte, and a smaller ratio keeps them on the lines it keeps.
+ * byte for byte; input that is not valid UTF-8 is refused by the commands that write it back.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -21,6 +21,21 @@ describe("compact keeps the input's form", () => {
     expect(readFileSync(out).equals(readFileSync(input))).toBe(true);
     const stdout = triage(["compact", input, "--ratio", "1"]);
     expect(stdout.stdout).toBe(windowsFile);
+  });
+
+  it("compact and decompose refuse bytes that are not UTF-8 instead of writing U+FFFD in their place; classify only warns", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kt-form-"));
+    const input = join(dir, "CLAUDE.md");
+    writeFileSync(input, Buffer.concat([Buffer.from("# Rules\n- Never store caf"), Buffer.from([0xe9]), Buffer.from(" receipts in git.\n")]));
+    for (const args of [["compact", input, "--ratio", "1", "-o", join(dir, "out.md")], ["decompose", input, "--out", join(dir, "parts")]]) {
+      const r = triage(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^triage: .*not valid UTF-8; (compact|decompose) keeps rules byte for byte/);
+    }
+    expect(readdirSync(dir)).toEqual(["CLAUDE.md"]);
+    const c = triage(["classify", input]);
+    expect(c.code).toBe(0);
+    expect(c.stderr).toContain("not valid UTF-8");
   });
 
   it("inFormOf converts only files whose every line break is CRLF", () => {

@@ -4,7 +4,7 @@ import { segment } from "../../engine/units.js";
 import { decideUnits } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { inFormOf, readInput, stderrLine, writeStdout } from "../../io/text-io.js";
+import { inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
 import { type CompactOptions, compact } from "../../operators/compact.js";
 import { CompactErrorSchema, CompactReportSchema } from "../operator-json.js";
@@ -77,7 +77,7 @@ export function registerCompact(program: Command): void {
     .action((file: string, opts: CompactFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       if (opts.output === "-") opts.output = undefined; // -o - is standard output, as without -o
-      const input = readInput(file);
+      const input = readInputExact(file, "compact");
       if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
       for (const w of input.warnings) stderrLine(`warning: ${w}`);
       const budget = compactBudget(opts);

@@ -9,7 +9,7 @@ import { decideUnits } from "../../operators/policy.js";
 import { TriageError, UsageError } from "../../errors.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
+import { readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeAllOrNothing } from "../../io/write-files.js";
 import { visible } from "../../terminal.js";
 import { decompose, DecomposeTooLargeError, type MemoryDoc } from "../../operators/decompose.js";
@@ -100,7 +100,7 @@ export function registerDecompose(program: Command): void {
       const classifier = loadClassifier(opts.model);
       const pinMass = pinMassFlag(opts.pinMass);
       const docs: MemoryDoc[] = files.map((f) => {
-        const input = readInput(f);
+        const input = readInputExact(f, "decompose");
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
         return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
       });
