@@ -3,7 +3,7 @@
  * Breadth-first from the project root to FOLDER_DEPTH levels, at most FOLDER_CAP folders; hidden folders and
  * dependency / build output folders are skipped; unreadable folders are skipped silently.
  */
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** Levels below the root that are listed ("services/billing/src/handlers" is 4). */
@@ -43,4 +43,20 @@ export function projectRootOfRulesDir(rulesDir: string): string | undefined {
   const rules = dirname(rulesDir);
   const claude = dirname(rules);
   return basename(rules) === "rules" && basename(claude) === ".claude" ? dirname(claude) : undefined;
+}
+
+/**
+ * The project folder of a command run in `cwd` (absolute): the nearest folder, `cwd` or an ancestor, that already
+ * holds `.claude/rules/knowledge-triage/`; else the nearest that holds `.git` (the repository root, where Claude Code
+ * is usually started and from which it loads `.claude/rules/` of every ancestor, references/claude-code.md); else
+ * `cwd`. So `triage pin` in a subfolder writes where Claude Code loads it, not into `<subfolder>/.claude/`.
+ */
+export function projectDirFrom(cwd: string): string {
+  const chain: string[] = [];
+  for (let d = cwd; ; d = dirname(d)) {
+    chain.push(d);
+    if (dirname(d) === d) break;
+  }
+  const has = (d: string, ...parts: string[]): boolean => existsSync(join(d, ...parts));
+  return chain.find((d) => has(d, ".claude", "rules", "knowledge-triage")) ?? chain.find((d) => has(d, ".git")) ?? cwd;
 }

@@ -2,7 +2,7 @@
  * `triage extract` on a file that is not a Claude Code transcript (a markdown file, a JSON array) stops with a
  * one-line error and exit 1 instead of reporting "0 kept"; a transcript whose first line is torn still runs.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -31,5 +31,31 @@ describe("extract refuses what is not a transcript", () => {
     const r = triage(["extract", f, "--dry-run", "--rules-dir", join(dir, "rules")]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/1 kept/);
+  });
+});
+
+describe("the project folder of a command run in a subfolder", () => {
+  it("pin in a subfolder of a git repository writes to the repository's rules folder; status there reads it", () => {
+    const repoDir = mkdtempSync(join(tmpdir(), "kt-subdir-"));
+    mkdirSync(join(repoDir, ".git"));
+    const deep = join(repoDir, "packages", "api");
+    mkdirSync(deep, { recursive: true });
+    expect(triage(["pin", "Never commit .env files."], { cwd: deep }).code).toBe(0);
+    expect(existsSync(join(repoDir, ".claude", "rules", "knowledge-triage", "constraints.md"))).toBe(true);
+    expect(existsSync(join(deep, ".claude"))).toBe(false);
+    const st = triage(["status"], { cwd: join(repoDir, "packages") });
+    expect(st.stdout).toContain(join(repoDir, ".claude", "rules", "knowledge-triage"));
+    expect(st.stdout).toMatch(/active rules: 1\b/);
+  });
+
+  it("an existing rules folder nearer than the git root wins", () => {
+    const repoDir = mkdtempSync(join(tmpdir(), "kt-subdir-"));
+    mkdirSync(join(repoDir, ".git"));
+    const pkg = join(repoDir, "packages", "web");
+    mkdirSync(join(pkg, ".claude", "rules", "knowledge-triage"), { recursive: true });
+    mkdirSync(join(pkg, "src"));
+    expect(triage(["pin", "Use pnpm, never npm."], { cwd: join(pkg, "src") }).code).toBe(0);
+    expect(readdirSync(join(pkg, ".claude", "rules", "knowledge-triage")).some((f) => f.endsWith(".md"))).toBe(true);
+    expect(existsSync(join(repoDir, ".claude"))).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { UsageError } from "../../errors.js";
 import { writeStdout } from "../../io/text-io.js";
 import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 
 interface DigFlags {
   k?: string;
@@ -21,11 +22,11 @@ export function registerDig(program: Command): void {
     .argument("<words...>", "the query, or `read <id>`")
     .option("-k <n>", "number of results", "10")
     .option("--json", "print JSON")
-    .option("--rules-dir <dir>", "rules folder holding archive/ (default: ./.claude/rules/knowledge-triage)")
+    .option("--rules-dir <dir>", "rules folder holding archive/ (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .action(async (words: string[], opts: DigFlags) => {
       const { archiveDir } = await import("../../memory/archive/archive.js");
       const { DigIndex, readMessage } = await import("../../memory/archive/dig-index.js");
-      const root = archiveDir(opts.rulesDir ?? defaultRulesDir(process.cwd()));
+      const root = archiveDir(opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())));
       const index = DigIndex.load(root);
       if (words[0] === "read" && words.length === 2) {
         const id = words[1] as string;

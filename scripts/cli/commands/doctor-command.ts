@@ -4,17 +4,18 @@ import { TriageError, UsageError } from "../../errors.js";
 import { writeStdout } from "../../io/text-io.js";
 import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 
 /** `triage doctor [--rules-dir DIR] [--json]`: wiring and lint (scripts/cli/doctor.ts); exit 3 when it finds a problem. */
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
     .description("check the hooks, the bundle and Node, and lint the rule files against what Claude Code and the other agents load; exit 3 on a problem")
-    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .option("--json", "print the findings as JSON")
     .action(async (opts: { rulesDir?: string; json?: boolean }) => {
       const { checkWiring, lintProject } = await import("../doctor.js");
-      const project = process.cwd();
+      const project = projectDirFrom(process.cwd());
       const rulesDir = opts.rulesDir ?? defaultRulesDir(project);
       if (existsSync(rulesDir) && !statSync(rulesDir).isDirectory()) throw new UsageError(`--rules-dir ${rulesDir}: not a folder`);
       const findings = [...checkWiring(project), ...lintProject(rulesDir, project).map((p) => ({ ok: false, file: p.file, message: `${p.code}: ${p.message}` }))];

@@ -6,6 +6,7 @@ import { EXPORT_FORMATS, exportRules, planExportChecked, type ExportFormat } fro
 import { readRuleFiles } from "../../memory/store/pinned-rules.js";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible, visibleName } from "../../terminal.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 
 /** `triage export --format cursor|copilot|windsurf|agents|gemini [--rules-dir DIR] [--out DIR] [--stdout]`. */
 export function registerExport(program: Command): void {
@@ -13,14 +14,14 @@ export function registerExport(program: Command): void {
     .command("export")
     .description("write the pinned rules in another agent's native file (Cursor .mdc, Copilot instructions, Windsurf rules, AGENTS.md, GEMINI.md)")
     .requiredOption("--format <format>", EXPORT_FORMATS.join("|"))
-    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .option("--out <dir>", "project root to write into (default: current directory)")
     .option("--stdout", "print the files instead of writing them")
     .option("--force", "replace or remove exported files even when they were edited since the last export")
     .action((opts: { format: string; rulesDir?: string; out?: string; stdout?: boolean; force?: boolean }) => {
       if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}`);
       const format = opts.format as ExportFormat;
-      const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
+      const rulesDir = opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd()));
       // A missing rules folder is a mistake (a typo), not "no rules": exporting from it would remove
       // the previously exported files.
       if (!existsSync(rulesDir) || !statSync(rulesDir).isDirectory()) throw new UsageError(`no rules folder at ${rulesDir}`);

@@ -7,6 +7,7 @@ import { visible, visibleName } from "../../terminal.js";
 import { defaultRulesDir } from "../../paths.js";
 import { extractTranscript, lazyClassifier } from "../../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../../memory/pipeline/deadline.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 
 /** Bytes read from the start of a file to tell whether it is a transcript at all. */
 const SNIFF_BYTES = 64 * 1024;
@@ -73,7 +74,7 @@ export function registerExtract(program: Command): void {
     .command("extract")
     .description("extract the durable rules a user stated in a Claude Code transcript (JSONL) into .claude/rules/knowledge-triage/")
     .argument("<transcript>", "transcript .jsonl file")
-    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .option("--json", "print the report as JSON")
     .option("--dry-run", "show what would be written; write nothing")
     .option("--llm <cmd>", "ask this shell command (prompt on stdin, yes/no on stdout) about borderline sentences")
@@ -87,7 +88,7 @@ export function registerExtract(program: Command): void {
       assertLooksLikeTranscript(transcript);
       // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
       const opts = cmd.optsWithGlobals<ExtractCliOptions>();
-      const rulesDir = opts.rulesDir ?? defaultRulesDir(process.cwd());
+      const rulesDir = opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd()));
       const llmTimeoutMs = Number(opts.llmTimeout ?? 10000);
       if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs <= 0) throw new UsageError(`--llm-timeout must be a positive whole number of ms, got '${opts.llmTimeout}'`);
       const deadline = maxSecondsDeadline(opts.maxSeconds);

@@ -5,6 +5,7 @@ import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible } from "../../terminal.js";
 import { defaultRulesDir } from "../../paths.js";
 import { lazyClassifier } from "../../memory/pipeline/extract-api.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 
 /** `triage pin "<text>" [--type constraint|procedural] [--paths GLOB...] --rules-dir DIR [--json]`. */
 export function registerPin(program: Command): void {
@@ -14,7 +15,7 @@ export function registerPin(program: Command): void {
     .argument("<text>", "the rule, word for word")
     .option("--type <type>", "constraint or procedural (default: classifier decides)")
     .option("--paths <globs...>", "path globs the rule applies to (one rule file per glob)")
-    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .option("--model <path>", "classifier model (default: bundled; /dev/null = regex tier)")
     .option("--json", "print the result as JSON")
     .action(async (text: string, _o: unknown, cmd: Command) => {
@@ -24,7 +25,7 @@ export function registerPin(program: Command): void {
       const { pinRule } = await import("../../memory/store/pin-rule.js");
       const r = await pinRule({
         text,
-        rulesDir: opts.rulesDir ?? defaultRulesDir(process.cwd()),
+        rulesDir: opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())),
         type: opts.type as "constraint" | "procedural" | undefined,
         paths: opts.paths,
         classifier: lazyClassifier(() => loadClassifier(opts.model)),

@@ -2,17 +2,18 @@ import type { Command } from "commander";
 import { writeStdout } from "../../io/text-io.js";
 import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 
 /** `triage status [--rules-dir DIR] [--json]`: see scripts/memory/store/status-report.ts. */
 export function registerStatus(program: Command): void {
   program
     .command("status")
     .description("rules by file, type and scope; retired, expired and pending counts; the last hook-log entries (null/never when never measured)")
-    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .option("--json", "print the status as JSON (null where never measured)")
     .action(async (opts: { rulesDir?: string; json?: boolean }) => {
       const { collectStatus, renderStatus } = await import("../../memory/store/status-report.js");
-      const s = collectStatus(opts.rulesDir ?? defaultRulesDir(process.cwd()));
+      const s = collectStatus(opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())));
       writeStdout(opts.json ? `${JSON.stringify(s)}\n` : visible(renderStatus(s)));
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 
 /** `triage unpin "<text or id>" [--rules-dir DIR] [--json]`: retire one pinned rule (recorded in the sidecar store). */
 export function registerUnpin(program: Command): void {
@@ -9,11 +10,11 @@ export function registerUnpin(program: Command): void {
     .command("unpin")
     .description("remove a pinned rule by its text or id (kept as retired in the sidecar store)")
     .argument("<rule>", "the rule's id, its text, or a part of its text that matches one rule")
-    .option("--rules-dir <dir>", "rules folder (default: ./.claude/rules/knowledge-triage)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .option("--json", "print the result as JSON")
     .action(async (query: string, opts: { rulesDir?: string; json?: boolean }) => {
       const { unpinRule } = await import("../../memory/store/pin-rule.js");
-      const r = await unpinRule({ query, rulesDir: opts.rulesDir ?? defaultRulesDir(process.cwd()) });
+      const r = await unpinRule({ query, rulesDir: opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())) });
       for (const w of r.warnings) stderrLine(w);
       if (opts.json) {
         writeStdout(`${JSON.stringify(r)}\n`);
