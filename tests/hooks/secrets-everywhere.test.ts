@@ -102,7 +102,7 @@ describe("the corpus in a transcript reaches no file, report, log or stdout", ()
       .map((f) => `${f}\n${readFileSync(join(project, ".claude", f), "utf8")}`)
       .join("\n");
     expect(files).toMatch(/archive\/hooked\/index\.jsonl\n/);
-    expect(files).toMatch(/hook\.log\n[\s\S]*pre-compact .*extracted: lines=128 /);
+    expect(files).toMatch(new RegExp(`hook\\.log\\n[\\s\\S]*pre-compact .*extracted: lines=${FAKE_SECRETS.length} `));
     expect(leaks(files)).toEqual([]);
   });
 
