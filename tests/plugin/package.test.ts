@@ -97,5 +97,15 @@ describe("npm pack", () => {
     expect(r.status).toBe(0);
     const rows = z.array(z.object({ type: z.string(), text: z.string() })).parse(JSON.parse(r.stdout));
     expect(rows.find((u) => u.text.includes("Never push"))?.type).toBe("constraint");
+    // The MCP server too: the SDK is bundled, so it answers with no node_modules (stdin closes after the lines).
+    const rpc = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ];
+    const m = spawnSync(process.execPath, [join(unpacked, "dist", "triage.mjs"), "mcp"], { cwd: dir, input: rpc.map((x) => `${JSON.stringify(x)}\n`).join(""), encoding: "utf8", timeout: 30_000 });
+    expect(m.stderr).toBe("");
+    const replies = m.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; result: { tools?: Array<{ name: string }> } });
+    expect(replies.find((x) => x.id === 2)?.result.tools?.map((t) => t.name)).toEqual(["rules_list", "retrieve", "pin", "unpin", "dig", "dig_read"]);
   });
 });
