@@ -46,7 +46,7 @@ function isFile(p: string): boolean {
 
 /**
  * Read and classify memory files into the documents TypeRetrieve and TypeDecompose take: each file segmented into
- * units (engine/units.ts) and typed by `classifier` (operators/policy.ts decideUnits, `pinMass` as there). `name`
+ * units (engine/units.ts), without block HTML comments, and typed by `classifier` (operators/policy.ts decideUnits, `pinMass` as there). `name`
  * is `nameOf(path)` (default: the path). Decoding warnings are returned, not printed. Throws UsageError
  * (text-io.ts readInput) for a file that cannot be read.
  */
@@ -59,7 +59,10 @@ export function memoryDocs(
   const docs = files.map((f) => {
     const input = readInput(f);
     warnings.push(...input.warnings);
-    return { name: opts.nameOf?.(f) ?? f, units: decideUnits(segment(input.text), classifier, { pinMass: opts.pinMass }) };
+    // Claude Code strips block HTML comments from memory files (references/claude-code.md): the model never sees
+    // them, so they are no rules. Their line feeds stay, so line numbers still point into the file.
+    const text = input.text.replace(/<!--[\s\S]*?-->/g, (c) => c.replace(/[^\n]/g, ""));
+    return { name: opts.nameOf?.(f) ?? f, units: decideUnits(segment(text), classifier, { pinMass: opts.pinMass }) };
   });
   return { docs, warnings };
 }

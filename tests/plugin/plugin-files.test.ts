@@ -87,7 +87,7 @@ describe("plugin and marketplace manifests", () => {
     expect([plugin.version, market.plugins[0].version]).toEqual([pkg.version, pkg.version]);
   });
   it("the plugin declares the MCP server: the bundle's `mcp` command, by the plugin's own path", () => {
-    expect(plugin.mcpServers).toEqual({ "knowledge-triage": { command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/dist/triage.mjs", "mcp"] } });
+    expect(plugin.mcpServers).toEqual({ "knowledge-triage": { command: "node", args: [`\${CLAUDE_PLUGIN_ROOT}/dist/triage.mjs`, "mcp"] } });
   });
   it("the marketplace source is a folder of real files (no symbolic links) equal to what the build copies, without package.json", () => {
     const src = join(repo, market.plugins[0].source);
