@@ -1,5 +1,5 @@
 // Builds dist/triage.mjs: one self-contained ESM bundle (esbuild) of the CLI, run by the `triage` bin,
-// the hooks and the MCP-free plugin from a clone with no `npm install`; then copies what the Claude
+// the hooks, the MCP server and the plugin from a clone with no `npm install`; then copies what the Claude
 // Code plugin needs into plugins/knowledge-triage/ as real files (no symbolic links: they break on
 // checkouts with core.symlinks=false).
 // Usage: node scripts/build/build.mjs [entry outfile] [--no-minify]   (benches bundle other entries)
@@ -76,4 +76,10 @@ if (args.length === 0) {
   const text = readFileSync(join(root, ".claude-plugin", "plugin.json"));
   rmSync(manifest, { force: true }); // never write through a symbolic link
   writeFileSync(manifest, text);
+  // The MCP server goes in the plugin's .mcp.json, not inline in plugin.json: Claude Code 2.1.197 starts either, but
+  // `claude plugin details` counts only .mcp.json. Its source is not a .mcp.json at the repository root, which
+  // Claude Code would read as this repository's own project servers (with ${CLAUDE_PLUGIN_ROOT} unset).
+  const mcp = join(plugin, ".mcp.json");
+  rmSync(mcp, { force: true });
+  writeFileSync(mcp, readFileSync(join(root, ".claude-plugin", "mcp.json")));
 }

@@ -93,6 +93,8 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     const env = cliEnv({ claudeBin, home, port: api.port });
     setupLog += cli(claudeBin, ["plugin", "marketplace", "add", repo], env, project);
     setupLog += cli(claudeBin, ["plugin", "install", "knowledge-triage@knowledge-triage"], env, project);
+    // `details` reaches for the API (against the mock it ran past the 120 s limit); at a closed port it answers at once.
+    setupLog += cli(claudeBin, ["plugin", "details", "knowledge-triage@knowledge-triage"], cliEnv({ claudeBin, home, port: 9 }), project);
     session = await runSession(claudeBin, env, realpathSync(project), PROMPTS, 150_000, `Bash,Read,Write,Edit,${MCP}`);
     writeFileSync(join(out, "session.json"), JSON.stringify({ ...session, messages: undefined, setupLog }, null, 2));
     // SessionEnd hands work to a detached child: give it a moment so the temp folder is quiet.
@@ -113,6 +115,7 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
 
   it("installs from the local marketplace and runs every prompt", () => {
     expect(setupLog).toContain("Successfully installed plugin: knowledge-triage@knowledge-triage");
+    expect(setupLog).toMatch(/MCP servers \(1\)\s+knowledge-triage/);
     expect(session.exitCode, session.stderr).toBe(0);
     expect(session.results.length).toBe(PROMPTS.length);
     expect(session.results.every((r) => !r.is_error), JSON.stringify(session.results)).toBe(true);
