@@ -85,7 +85,7 @@ const retrieveTool = defineTool({
     "TypeRetrieve over the project's memory (CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md, .claude/rules/**/*.md): the rules that govern the task first (global, matching `path`, or on the query's topic), then the most relevant other lines by BM25.",
   input: {
     query: z.string().trim().min(1).describe("what you are about to do"),
-    path: z.string().min(1).optional().describe("project-relative path of the file being worked on (selects path-scoped rules)"),
+    path: z.string().min(1).optional().describe("the file being worked on, absolute or relative to the project (selects path-scoped rules)"),
     k,
   },
   output: {
@@ -99,6 +99,7 @@ const retrieveTool = defineTool({
     const found = projectMemoryFiles(ctx.projectDir, ctx.rulesDir);
     const nameOf = (p: string): string => relative(ctx.projectDir, p) || p;
     const { docs } = memoryDocs(found.files, ctx.classifier(), { nameOf });
+    // matchesPath (operators/globs.ts) also takes an absolute path, as Claude Code's Read and Edit give.
     const r = retrieve(docs, args.query, { k: args.k ?? 10, path: args.path });
     const hits = r.hits.map((h) => ({ file: h.doc, line: h.line, type: h.type, inScope: h.inScope, why: h.why, text: h.text }));
     const text = hits.length

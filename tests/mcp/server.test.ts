@@ -114,6 +114,10 @@ describe("triage mcp (bundled server over stdio)", () => {
     expect(s.hits.some((h) => h.text.includes("Validate every request body") && h.inScope)).toBe(false);
     expect(text(r)).toContain("CLAUDE.md:");
 
+    // An absolute path (as Claude Code's Read and Edit give) selects the same path-scoped rule.
+    const abs = await call("retrieve", { query: "checkout page", path: join(project, "src", "web", "Checkout.tsx") });
+    expect((abs.structuredContent?.hits as Array<{ text: string; why: string | null }>).find((h) => h.text.includes(WEB_RULE))?.why).toMatch(/path/);
+
     const none = await call("retrieve", { query: "kubernetes helm chart" });
     expect(none.isError).toBeFalsy();
     // Nothing matches: only the global rule is returned; the HTML comment heading our rule files (which Claude Code
