@@ -1,7 +1,7 @@
 /**
  * `triage mcp`: a Model Context Protocol server on stdio (the official TypeScript SDK, bundled) with the tools of
- * tools.ts. Loaded only by that command (cli/command-registry.ts imports each command lazily), so the SDK costs
- * the other commands nothing. Stdout carries JSON-RPC only; nothing else here writes to it.
+ * tools.ts. Built as its own file, dist/mcp.mjs, which only that command loads (cli/commands/mcp-command.ts), so the
+ * SDK costs the other commands nothing. Stdout carries JSON-RPC only; nothing else here writes to it.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";

@@ -32,11 +32,16 @@ describe("package.json", () => {
       expect(Object.keys((pkg as Record<string, unknown>)[key] ?? {}), key).toEqual([]);
     }
   });
-  it("the bundle's static and dynamic imports are all Node built-ins (what it bundles is build-time only)", () => {
-    const text = read("dist/triage.mjs");
+  it.each(["dist/triage.mjs", "dist/mcp.mjs"])("%s: its static and dynamic imports are all Node built-ins (what it bundles is build-time only)", (file) => {
+    const text = read(file);
     const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)["']((?:node:)?@?[a-z][\w./-]*)["']/g)].map((m) => m[1] ?? "");
     expect(specs.length).toBeGreaterThan(0);
     expect(specs.filter((s) => !builtinModules.includes(s.replace(/^node:/, "")))).toEqual([]);
+  });
+  it("the MCP SDK is in dist/mcp.mjs only, so the other commands never parse it", () => {
+    // A string of the SDK's protocol code (server/index.js), absent from our own sources.
+    expect(read("dist/mcp.mjs")).toContain("notifications/initialized");
+    expect(read("dist/triage.mjs")).not.toContain("notifications/initialized");
   });
 });
 
@@ -47,6 +52,7 @@ describe("npm pack", () => {
   it("holds the runtime files", () => {
     for (const f of [
       "dist/triage.mjs",
+      "dist/mcp.mjs",
       "model/model.json",
       "hooks/hooks.json",
       "SKILL.md",
@@ -59,6 +65,8 @@ describe("npm pack", () => {
       ".claude-plugin/marketplace.json",
       ".claude-plugin/plugin.json",
       "plugins/knowledge-triage/dist/triage.mjs",
+      "plugins/knowledge-triage/dist/mcp.mjs",
+      "plugins/knowledge-triage/.mcp.json",
       "plugins/knowledge-triage/.claude-plugin/plugin.json",
     ]) {
       expect(files, f).toContain(f);

@@ -104,6 +104,7 @@ describe("plugin and marketplace manifests", () => {
       [".mcp.json", ".claude-plugin/mcp.json"],
       ["hooks/hooks.json", "hooks/hooks.json"],
       ["dist/triage.mjs", "dist/triage.mjs"],
+      ["dist/mcp.mjs", "dist/mcp.mjs"],
       ["model/model.json", "model/model.json"],
       ["skills/knowledge-triage/SKILL.md", "skills/knowledge-triage/SKILL.md"],
       ["skills/knowledge-triage/references/memory.md", "references/memory.md"],

@@ -20,7 +20,11 @@ export function registerMcp(program: Command): void {
       const projectDir = resolve(opts.projectDir ?? (process.env.CLAUDE_PROJECT_DIR || process.cwd()));
       const rulesDir = resolve(opts.rulesDir ?? defaultRulesDir(projectDir));
       let classifier: ReturnType<typeof loadClassifier> | undefined;
-      const { serveStdio } = await import("../../mcp/server.js");
+      // The server is dist/mcp.mjs beside the bundle (scripts/build/build.mjs: kept out of dist/triage.mjs so its
+      // MCP SDK costs the other commands no parse time); under tsx, the TypeScript source. Not a literal: esbuild
+      // must not bundle it.
+      const entry = import.meta.url.endsWith(".ts") ? "../../mcp/server.js" : "./mcp.mjs";
+      const { serveStdio } = (await import(entry)) as typeof import("../../mcp/server.js");
       await serveStdio({ projectDir, rulesDir, classifier: () => (classifier ??= loadClassifier(opts.model)) });
     });
 }
