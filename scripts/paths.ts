@@ -15,6 +15,11 @@ export function defaultModelPath(): string {
   return resolve(projectRoot(), "model", "model.json");
 }
 
+/** Default sentence-model path: <root>/model/utterance.json (trained by `npm run train:utterances`). */
+export function defaultUtterancePath(): string {
+  return resolve(projectRoot(), "model", "utterance.json");
+}
+
 /** Name of the state folder inside a rules folder: sidecar JSON, cursors, lock, hook log (never loaded by Claude Code: no `.md`). */
 export const STATE_DIRNAME = ".state";
 

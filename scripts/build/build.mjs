@@ -1,7 +1,7 @@
 // Builds dist/triage.mjs: one self-contained ESM bundle (esbuild) of the CLI, run by the `triage` bin,
-// the hooks and the plugin from a clone with no `npm install`, and dist/mcp.mjs beside it, the MCP server that
-// `triage mcp` loads; then copies what the Claude Code plugin needs into plugins/knowledge-triage/ as real files (no symbolic links: they break on
-// checkouts with core.symlinks=false).
+// the hooks and the plugin from a clone with no `npm install`, and dist/mcp.mjs beside it, the MCP server
+// that `triage mcp` loads; then copies what the Claude Code plugin needs into plugins/knowledge-triage/ as
+// real files (no symbolic links: they break on checkouts with core.symlinks=false).
 // Usage: node scripts/build/build.mjs [entry outfile] [--no-minify]   (benches bundle other entries)
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -79,6 +79,7 @@ if (args.length === 0) {
   copy("dist/mcp.mjs");
   copy("hooks/hooks.json");
   copy("model/model.json");
+  copy("model/utterance.json");
   copy("skills");
   copy("commands");
   const manifest = join(plugin, ".claude-plugin", "plugin.json");

@@ -13,7 +13,8 @@ import { appendFileSync, existsSync, readFileSync, renameSync, statSync, } from 
 import { dirname, isAbsolute, join } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
 import { regexClassifier, type Classifier } from "../engine/classify.js";
-import { loadClassifier } from "../io/model-file.js";
+import { loadClassifier, loadUtteranceScorer } from "../io/model-file.js";
+import { lazyUtterance, type UtteranceScorer } from "../memory/utterance-model.js";
 import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
 import { precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
@@ -128,6 +129,22 @@ function classifier(ctx: Ctx): Classifier {
 }
 
 /**
+ * The sentence model for one hook run, loaded on first use. A missing or invalid model/utterance.json gives
+ * no evidence either way (logit 0: the cues and the line classifier decide alone) and a log line, so the hook
+ * still extracts what the cues find.
+ */
+function utterance(ctx: Ctx): UtteranceScorer {
+  return lazyUtterance(() => {
+    try {
+      return loadUtteranceScorer();
+    } catch (e) {
+      log(ctx, `sentence model unavailable (${(e as Error).message}); using the cues alone`, false);
+      return { logit: () => 0 };
+    }
+  });
+}
+
+/**
  * Extract the transcript into the rules folder. With a `deadline` the run stops there at a safe point and the
  * stop becomes the hook's one stderr line (ctx.note) as well as a log line (the first warning).
  */
@@ -137,6 +154,7 @@ async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string, deadl
     rulesDir,
     sessionId: ctx.payload?.session_id,
     classifier: classifier(ctx),
+    utterance: utterance(ctx),
     lockWaitMs: lockWaitMs(),
     deadline,
   });
@@ -206,6 +224,21 @@ function spawnWorker(p: HookPayload): void {
   child.unref();
 }
 
+/**
+ * Run the extraction step of a hook whose output Claude Code reads (PreCompact, SessionStart): an error there
+ * (a read-only project, a full disk, an unreadable transcript) is logged and becomes the hook's one stderr line,
+ * and the hook still prints the rules already pinned, which are what the compaction must keep.
+ */
+async function orPrintAnyway(ctx: Ctx, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (e) {
+    const message = `extraction failed: ${(e as Error)?.message ?? String(e)}`;
+    log(ctx, message, false, false);
+    ctx.note ??= message;
+  }
+}
+
 async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   if (!(HOOK_EVENTS as readonly string[]).includes(ctx.event)) {
     throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")}, or PreCompact, SessionStart, SessionEnd)`);
@@ -233,10 +266,13 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     }
     if (ctx.event === "pre-compact") {
       if (transcript) {
-        await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
-        await extract(ctx, transcript, rulesDir, hookDeadline());
-        // A transcript without rules leaves no state folder behind (nothing to mark).
-        if (existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
+        const from = transcript;
+        await orPrintAnyway(ctx, async () => {
+          await archiveStep(from, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
+          await extract(ctx, from, rulesDir, hookDeadline());
+          // A transcript without rules leaves no state folder behind (nothing to mark).
+          if (ctx.stateDir && existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
+        });
       }
       out(precompactText(rulesDir, payload.session_id));
     } else {
@@ -245,8 +281,11 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
         // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
         const ran = preCompactRan(ctx.stateDir, payload);
         log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
-        if (!ran) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
-        await extract(ctx, transcript, rulesDir, hookDeadline());
+        const from = transcript;
+        await orPrintAnyway(ctx, async () => {
+          if (!ran) await archiveStep(from, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
+          await extract(ctx, from, rulesDir, hookDeadline());
+        });
       }
       let working = "";
       try {

@@ -6,7 +6,7 @@
  * assistant `tool_use` blocks; TodoWrite input `{todos: [{content, status, activeForm}]}` as in data/sessions/).
  */
 import { isAbsolute, relative } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { redactSync } from "../memory/redact.js";
 import { decodeLine, readLines, userUtterance } from "../memory/transcript.js";
 import { HOOK_OUTPUT_MAX_CHARS, pinnedText } from "./hook-output.js";
@@ -22,7 +22,7 @@ export const WORKING_STATE_MAX_CHARS = 3500;
 /** Tools whose `file_path` (or `notebook_path`) input is a file the agent changed. */
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 
-const TodosSchema = z.object({ todos: z.array(z.object({ content: z.string(), status: z.string() }).passthrough()) });
+const TodosSchema = z.object({ todos: z.array(z.looseObject({ content: z.string(), status: z.string() })) });
 
 /** The working state found in a transcript. */
 export interface WorkingState {

@@ -9,7 +9,8 @@ import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelBytes, type ModelFil
 import { type PreparedModel, prepareModel, preparedClassifier } from "../engine/inference.js";
 import { ModelError, ReadError } from "../errors.js";
 import { MODEL_MAX_BYTES, readFileCapped } from "./read-files.js";
-import { defaultModelPath } from "../paths.js";
+import { defaultModelPath, defaultUtterancePath } from "../paths.js";
+import { UtteranceModelSchema, utteranceScorer, type UtteranceScorer } from "../memory/utterance-model.js";
 import { writeFileAtomic } from "./write-files.js";
 
 /** Parse and validate model JSON text. Throws ModelError naming the first problem. */
@@ -115,4 +116,31 @@ export function writeModel(path: string, m: ModelFile): number {
 export function loadClassifier(modelPath?: string): Classifier {
   if (modelPath === "/dev/null" || modelPath === "NUL") return regexClassifier;
   return loadModelClassifier(modelPath ?? defaultModelPath());
+}
+
+const utteranceScorers = new Map<string, UtteranceScorer>();
+
+/**
+ * The sentence-level durability model (model/utterance.json by default, or `path`) as a scorer, read and
+ * zod-validated once per path and process. Throws ModelError if the file is missing, unreadable, not JSON,
+ * over MODEL_MAX_BYTES or not an utterance model.
+ */
+export function loadUtteranceScorer(path: string = defaultUtterancePath()): UtteranceScorer {
+  const known = utteranceScorers.get(path);
+  if (known) return known;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileCapped(path, { maxBytes: MODEL_MAX_BYTES }).toString("utf8"));
+  } catch (e) {
+    if (e instanceof ReadError) throw new ModelError(`cannot read sentence model ${path}: ${e.errno ?? e.reason}`);
+    throw new ModelError(`${path}: not a valid sentence model (not JSON)`);
+  }
+  const r = UtteranceModelSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new ModelError(`${path}: invalid sentence model: ${issue?.path.join(".") || "file"}: ${issue?.message}`);
+  }
+  const scorer = utteranceScorer(r.data);
+  utteranceScorers.set(path, scorer);
+  return scorer;
 }

@@ -47,13 +47,28 @@ export function stderrLine(text: string): void {
   process.stderr.write(`triage: ${visibleName(text)}\n`);
 }
 
-const strict = new TextDecoder("utf-8", { fatal: true });
-const lenient = new TextDecoder("utf-8", { fatal: false });
+/**
+ * `produced` (text with "\n" line breaks, no byte-order mark, as the operators write it) in the form of
+ * `original`: a leading U+FEFF when the original had one, and "\r\n" line breaks when every line break of
+ * the original was "\r\n". So `compact --ratio 1` gives back the input's bytes, and a Windows file stays one.
+ */
+export function inFormOf(original: string, produced: string): string {
+  const lf = original.split("\n").length - 1;
+  const crlf = original.split("\r\n").length - 1;
+  let out = lf > 0 && crlf === lf ? produced.replace(/\r?\n/g, "\r\n") : produced;
+  if (original.startsWith("\uFEFF") && !out.startsWith("\uFEFF")) out = `\uFEFF${out}`;
+  return out;
+}
+
+// ignoreBOM: a UTF-8 byte-order mark stays in the text (segment() skips it; inFormOf and redact give it back). A UTF-16
+// one is dropped: what we write is UTF-8.
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
 /**
  * Decode bytes as UTF-8, or as UTF-16 when they start with a UTF-16 byte-order mark (FF FE little-,
  * FE FF big-endian). Invalid sequences become U+FFFD with a warning; never throws.
- * Input: raw bytes and a display name. Output: text (BOM kept; the segmenter strips it).
+ * Input: raw bytes and a display name. Output: text (a UTF-8 BOM kept, the segmenter skips it; a UTF-16 BOM dropped).
  */
 export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   const warnings: string[] = [];

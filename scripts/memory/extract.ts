@@ -9,7 +9,6 @@ import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
 import { expiresAt, expiryPhrase } from "./expiry.js";
 import { folderScope } from "./folder-scope.js";
-import { defaultUtteranceScorer } from "./utterance-default.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
@@ -83,16 +82,16 @@ function cueNames(c: Cues): string[] {
  * Judge candidates in order (one batched classifier call). Retraction cues make a "retraction"
  * verdict whatever the score (the store decides whether it targets a rule); exception cues a
  * "exception" verdict when score >= threshold - EXCEPTION_MARGIN, a bare permission ("you may ...") too;
- * otherwise keep iff score >= threshold.
+ * otherwise keep iff score >= threshold. `opt.utterance` is the sentence model (io/model-file.ts loadUtteranceScorer).
  */
 export function judge(
   cands: readonly Candidate[],
   classifier: Classifier,
   threshold = DURABLE_THRESHOLD,
-  opt: { classifyAll?: boolean; utterance?: UtteranceScorer; folders?: readonly string[] } = {},
+  opt: { classifyAll?: boolean; utterance: UtteranceScorer; folders?: readonly string[] },
 ): Verdict[] {
   if (cands.length === 0) return [];
-  const model = opt.utterance ?? defaultUtteranceScorer();
+  const model = opt.utterance;
   const pre = cands.map((c) => {
     const scope = inferScope(c.text);
     const named = scope.kind === "path" ? objectPathsDropped(c.text, scope.globs) : [];

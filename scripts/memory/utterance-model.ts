@@ -119,3 +119,17 @@ export function parseUtteranceTsv(text: string, lang: string): LabelledUtterance
   }
   return out;
 }
+
+/**
+ * A sentence scorer that loads the real one on first use (as lazyClassifier). `load` may throw; the error
+ * surfaces on first use.
+ */
+export function lazyUtterance(load: () => UtteranceScorer): UtteranceScorer {
+  let m: UtteranceScorer | undefined;
+  return {
+    logit(text) {
+      m ??= load();
+      return m.logit(text);
+    },
+  };
+}

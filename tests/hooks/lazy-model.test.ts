@@ -1,7 +1,8 @@
 /**
  * The hook loads the classifier lazily: a run with nothing new in the transcript never reads the model.
  * The built bundle is copied next to a model/model.json that cannot be parsed, so every load attempt
- * leaves a "model not loaded" line in the debug log. Also checks the SessionStart(compact) wording.
+ * leaves a "model not loaded" line in the debug log; with no model/utterance.json, each load of the sentence model
+ * leaves a "sentence model unavailable" line and the cues decide alone. Also checks the SessionStart(compact) wording.
  */
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,11 +33,14 @@ describe("hook classifier loading", () => {
     writeFileSync(join(root, "app", "model", "model.json"), "{ not a model");
     const logFile = join(rulesDirOf(project), ".state", "hook.log");
     const loads = (): number => readFileSync(logFile, "utf8").split("\n").filter((l) => l.includes("model not loaded")).length;
+    // No model/utterance.json next to the bundle: each load attempt of the sentence model leaves its own line.
+    const sentenceLoads = (): number => readFileSync(logFile, "utf8").split("\n").filter((l) => l.includes("sentence model unavailable")).length;
 
     const first = run(entry, "pre-compact", payload(P.preManual, transcript, project));
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Knowledge Triage: \d+ rules? (?:is|are) pinned for this project/);
     expect(loads()).toBe(1);
+    expect(sentenceLoads()).toBe(1);
     // Nothing new: the incremental run classifies nothing, so the model is never touched.
     expect(run(entry, "pre-compact", payload(P.preManual, transcript, project)).code).toBe(0);
     expect(run(entry, "session-start", payload(P.startCompact, transcript, project)).code).toBe(0);
@@ -48,6 +52,7 @@ describe("hook classifier loading", () => {
     );
     expect(run(entry, "pre-compact", payload(P.preManual, transcript, project)).code).toBe(0);
     expect(loads()).toBe(2);
+    expect(sentenceLoads()).toBe(2);
     expect(readFileSync(join(rulesDirOf(project), "constraints.md"), "utf8")).toContain("- Never deploy on Fridays.\n");
   });
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { regexClassifier } from "../../scripts/engine/classify.js";
 import { judge } from "../../scripts/memory/extract.js";
+import { loadUtteranceScorer } from "../../scripts/io/model-file.js";
 
 const src = { session: "s", line: 1, offset: 0 };
-const verdict = (text: string) => judge([{ text, source: src }], regexClassifier)[0];
+const verdict = (text: string) => judge([{ text, source: src }], regexClassifier, undefined, { utterance: loadUtteranceScorer() })[0];
 
 describe("durability: standing rules are kept", () => {
   it.each([

@@ -3,14 +3,14 @@ import { regexClassifier } from "../../scripts/engine/classify.js";
 import { judge } from "../../scripts/memory/extract.js";
 import { folderScope } from "../../scripts/memory/folder-scope.js";
 import { splitSentences } from "../../scripts/memory/sentences.js";
-import { defaultUtteranceScorer } from "../../scripts/memory/utterance-default.js";
+import { loadUtteranceScorer } from "../../scripts/io/model-file.js";
 import { parseUtteranceTsv, trainUtteranceModel, utteranceScorer } from "../../scripts/memory/utterance-model.js";
 import { findWithdrawTarget } from "../../scripts/memory/withdraw.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
 import { activeRules, extractText, tempProject } from "./helpers.js";
 
 const src = { session: "s", line: 1, offset: 0 };
-const verdict = (text: string, folders: string[] = []) => judge([{ text, source: src }], regexClassifier, undefined, { folders })[0];
+const verdict = (text: string, folders: string[] = []) => judge([{ text, source: src }], regexClassifier, undefined, { folders, utterance: loadUtteranceScorer() })[0];
 
 describe("procedures are one rule, kept whole", () => {
   it("a header ending in ':' and its numbered lines are one candidate, markers kept", () => {
@@ -58,7 +58,7 @@ describe("durability is decided by the sentence model, not a cue lexicon", () =>
     expect(() => parseUtteranceTsv("maybe\tx\n", "en")).toThrow(/rule.*chat/);
   });
   it("the bundled model scores a rule above a question", () => {
-    const m = defaultUtteranceScorer();
+    const m = loadUtteranceScorer();
     expect(m.logit("Every schema change goes through a reviewed migration.")).toBeGreaterThan(m.logit("Why does the migration fail?"));
   });
 });

@@ -42,8 +42,15 @@ describe("triage compact / decompose / retrieve", { timeout: 60_000 }, () => {
   it("rejects a missing or double budget with exit 1", () => {
     expect(triage("compact", FIXTURE).code).toBe(1);
     expect(triage("compact", FIXTURE, "--budget", "10", "--ratio", "0.5").code).toBe(1);
-    expect(triage("compact", FIXTURE, "--ratio", "abc").stderr).toContain("--ratio must be a number");
-    for (const odd of ["0x10", "1e3", " 12", "1,5"]) expect(triage("compact", FIXTURE, "--budget", odd).stderr).toContain("--budget must be a number");
+    expect(triage("compact", FIXTURE, "--ratio", "abc").stderr).toContain("--ratio must be a decimal number");
+    for (const odd of ["0x10", "", " 12", "1,5", "e3"]) expect(triage("compact", FIXTURE, "--budget", odd).stderr).toContain("--budget must be a decimal number");
+  });
+
+  it("takes exponent notation as the same number", () => {
+    const a = triage("compact", FIXTURE, "--ratio", "0.5");
+    expect(a.code).toBe(0);
+    expect(triage("compact", FIXTURE, "--ratio", "5e-1").stdout).toBe(a.stdout);
+    expect(triage("compact", FIXTURE, "--budget", "1e3").stdout).toBe(triage("compact", FIXTURE, "--budget", "1000").stdout);
   });
 
   it("decompose writes one file per partition and a valid manifest", () => {

@@ -54,6 +54,7 @@ describe("npm pack", () => {
       "dist/triage.mjs",
       "dist/mcp.mjs",
       "model/model.json",
+      "model/utterance.json",
       "hooks/hooks.json",
       "SKILL.md",
       "skills/knowledge-triage/SKILL.md",

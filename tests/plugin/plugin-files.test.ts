@@ -106,6 +106,7 @@ describe("plugin and marketplace manifests", () => {
       ["dist/triage.mjs", "dist/triage.mjs"],
       ["dist/mcp.mjs", "dist/mcp.mjs"],
       ["model/model.json", "model/model.json"],
+      ["model/utterance.json", "model/utterance.json"],
       ["skills/knowledge-triage/SKILL.md", "skills/knowledge-triage/SKILL.md"],
       ["skills/knowledge-triage/references/memory.md", "references/memory.md"],
       ["skills/knowledge-triage/references/claude-code.md", "references/claude-code.md"],

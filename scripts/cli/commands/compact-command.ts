@@ -4,7 +4,7 @@ import { segment } from "../../engine/units.js";
 import { decideUnits } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
+import { inFormOf, readInput, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
 import { type CompactOptions, compact } from "../../operators/compact.js";
 import { CompactErrorSchema, CompactReportSchema } from "../operator-json.js";
@@ -13,8 +13,8 @@ import { CompactErrorSchema, CompactReportSchema } from "../operator-json.js";
 export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inputTokens: number, names = ["--budget", "--ratio"]): number {
   const num = (s: string | undefined, name: string): number | undefined => {
     if (s === undefined) return undefined;
-    // Decimal notation only: Number() would also take "0x10" (16), "1e3" and " 12 ".
-    if (!/^-?(\d+(\.\d*)?|\.\d+)$/.test(s)) throw new UsageError(`${name} must be a number, got "${s}"`);
+    // Decimal or exponent notation ("0.1", "1e-1"); Number() would also take "0x10" (16), "" (0) and " 12 ".
+    if (!/^-?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i.test(s)) throw new UsageError(`${name} must be a decimal number such as 0.5, got "${s}"`);
     const v = Number(s);
     // Beyond 2^53 a token count is no longer exact (and no memory file has that many tokens).
     if (!Number.isSafeInteger(Math.ceil(Math.abs(v)))) throw new UsageError(`${name} is too large, got "${s}"`);
@@ -93,7 +93,8 @@ export function registerCompact(program: Command): void {
         }
         throw e;
       }
-      if (opts.output) writeFileAtomic(opts.output, result.text);
+      const text = inFormOf(input.text, result.text); // the input's byte-order mark and CRLF line breaks, if it had them
+      if (opts.output) writeFileAtomic(opts.output, text);
       if (opts.json) {
         const report = CompactReportSchema.parse({
           file,
@@ -103,12 +104,12 @@ export function registerCompact(program: Command): void {
           needed: result.needed,
           smallestRatio: result.smallestRatio,
           output: opts.output ?? null,
-          text: result.text,
+          text,
           units: result.units,
         });
         writeStdout(`${JSON.stringify(report)}\n`);
       } else if (!opts.output) {
-        writeStdout(result.text);
+        writeStdout(text);
       } else {
         stderrLine(`compacted ${result.before} -> ${result.after} tokens (budget ${result.budget}); wrote ${opts.output}`);
       }

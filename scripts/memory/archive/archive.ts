@@ -9,7 +9,7 @@
  */
 import { closeSync, constants, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { makeGitIgnoredDir, replaceAtomically } from "../../io/write-files.js";
 import { updateIndex } from "./dig-index.js";
 
@@ -24,16 +24,16 @@ export const ARCHIVE_GITIGNORE = "# Written by knowledge-triage: raw session tra
  * (cleanupPeriodDays 30, references/claude-code.md), so the archive outlives the originals.
  */
 export const ArchiveSettingsSchema = z.object({
-  maxMegabytes: z.number().positive().default(1024),
-  maxDays: z.number().positive().default(90),
+  maxMegabytes: z._default(z.number().check(z.positive()), 1024),
+  maxDays: z._default(z.number().check(z.positive()), 90),
 });
 export type ArchiveSettings = z.infer<typeof ArchiveSettingsSchema>;
 
 /** Per-session archive state (`archive/<session>/state.json`): which file is current and how far it was copied and indexed. */
 const SessionStateSchema = z.object({
-  file: z.string().regex(/^transcript(-\d+)?\.jsonl$/),
-  copied: z.number().int().nonnegative(),
-  indexed: z.number().int().nonnegative(),
+  file: z.string().check(z.regex(/^transcript(-\d+)?\.jsonl$/)),
+  copied: z.int().check(z.nonnegative()),
+  indexed: z.int().check(z.nonnegative()),
 });
 type SessionState = z.infer<typeof SessionStateSchema>;
 

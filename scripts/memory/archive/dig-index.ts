@@ -7,7 +7,7 @@
  */
 import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { termHashes, terms } from "../../operators/bm25.js";
 import { redactSync } from "../redact.js";
 import { decodeLine, readLines } from "../transcript.js";
@@ -19,11 +19,11 @@ export const INDEX_TEXT_MAX_CHARS = 4000;
 /** One index record. Offsets in bytes into the archived transcript file `f`. */
 const RecordSchema = z.object({
   f: z.string(),
-  o: z.number().int().nonnegative(),
-  e: z.number().int().nonnegative(),
+  o: z.int().check(z.nonnegative()),
+  e: z.int().check(z.nonnegative()),
   r: z.enum(["user", "assistant"]),
-  t: z.string().optional(),
-  m: z.string().optional(),
+  t: z.optional(z.string()),
+  m: z.optional(z.string()),
   x: z.string(),
 });
 type IndexRecord = z.infer<typeof RecordSchema>;

@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import type { Classifier } from "../../engine/classify.js";
 import type { Deadline } from "./deadline.js";
+import type { UtteranceScorer } from "../utterance-model.js";
 import { renderPinnedRules as renderPinnedRulesImpl } from "../store/pinned-rules.js";
 
 /** Options of one extraction run over a Claude Code transcript (JSONL). */
@@ -23,6 +24,11 @@ export interface ExtractOptions {
   sessionId?: string;
   /** Classifier used to type each sentence (model or regex tier). */
   classifier: Classifier;
+  /**
+   * The sentence-level durability model. Default: model/utterance.json, read on first use (a run with no new
+   * user text never reads it); a missing or invalid file then fails the run with a ModelError.
+   */
+  utterance?: UtteranceScorer;
   /** When true, compute the report but write nothing (no rules, no state, no lock). */
   dryRun?: boolean;
   /** Optional shell command asked "would forgetting this line make a later action wrong?" (SafetyMargin test). */

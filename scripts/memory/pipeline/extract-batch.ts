@@ -14,6 +14,11 @@ import type { ExtractOptions, ExtractReport } from "./extract-api.js";
 import type { LinePos, RunProgress } from "./extract-cursor.js";
 import { yieldAndCheck, type SignalTrap } from "./interrupt.js";
 import { askLlm } from "./llm-review.js";
+import { loadUtteranceScorer } from "../../io/model-file.js";
+import { lazyUtterance } from "../utterance-model.js";
+
+/** The default sentence model (ExtractOptions.utterance): model/utterance.json, read on first use. */
+const bundledUtterance = lazyUtterance(() => loadUtteranceScorer());
 
 /**
  * User utterances per batch (redaction, classification, consolidation). A run always finishes the first batch
@@ -140,7 +145,7 @@ export class BatchRunner {
         cands.push({ text: dropSecretClauses(s), source: n === 0 ? src : { ...src, n } });
       });
     });
-    const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm), folders: opts.folders });
+    const verdicts = judge(cands, opts.classifier, DURABLE_THRESHOLD, { classifyAll: Boolean(opts.llm), folders: opts.folders, utterance: opts.utterance ?? bundledUtterance });
     // Sentences that a run stopped at its deadline consolidated: skipped, with the state they left.
     const skip = Math.min(pr.skipLeft, verdicts.length);
     pr.skipLeft -= skip;
