@@ -6,6 +6,8 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+// Classic zod, unlike the rest of scripts/ (zod/mini): the SDK itself is built on it, so it is in dist/mcp.mjs anyway,
+// and its .describe() puts each field's description into the JSON schema the model reads.
 import * as z from "zod";
 import type { Classifier } from "../engine/classify.js";
 import { UsageError } from "../errors.js";
