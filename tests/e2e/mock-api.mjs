@@ -2,7 +2,7 @@
 // Node built-ins only. Every request is appended to a JSONL log ({n, kind, url, body}); keys are never logged.
 // Usage as a module: const api = await startMockApi({ turns, summary, logFile }); ... await api.close();
 // Usage as a script:  node tests/e2e/mock-api.mjs --script s.json --log requests.jsonl --port-file port
-//   (s.json: {"turns": [{"text": "..."}, ...], "summary": "..."}).
+//   (s.json: {"turns": [{"text": "..."}, {"toolUse": {"name": "Bash", "input": {...}}}, ...], "summary": "..."}).
 import http from "node:http";
 import fs from "node:fs";
 import crypto from "node:crypto";
