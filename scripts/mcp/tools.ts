@@ -4,8 +4,7 @@
  * commands call (memory/store/pin-rule.ts, memory/archive/dig-index.ts, operators/retrieve.ts over
  * io/memory-files.ts); they throw TriageError on bad input, which the server turns into a tool error.
  */
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { relative } from "node:path";
 // Classic zod, unlike the rest of scripts/ (zod/mini): the SDK itself is built on it, so it is in dist/mcp.mjs anyway,
 // and its .describe() puts each field's description into the JSON schema the model reads.
 import * as z from "zod";
@@ -143,31 +142,12 @@ const unpin = defineTool({
   },
 });
 
-/** The loaded archive index, reloaded when an index file changed size or a session came or went. */
-let cached: { key: string; root: string; index: DigIndex } | null = null;
-
-function indexKey(root: string): string {
-  try {
-    return readdirSync(root, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => {
-        try {
-          return `${d.name}:${statSync(join(root, d.name, "index.jsonl")).size}`;
-        } catch {
-          return d.name;
-        }
-      })
-      .sort()
-      .join("\n");
-  } catch {
-    return "";
-  }
-}
+/** The loaded archive index, kept between calls: each call takes in what the hooks archived since (DigIndex.refresh). */
+let cached: { root: string; index: DigIndex } | null = null;
 
 function digIndex(ctx: ToolContext): { root: string; index: DigIndex } {
   const root = archiveDir(ctx.rulesDir);
-  const key = indexKey(root);
-  if (!cached || cached.root !== root || cached.key !== key) cached = { key, root, index: DigIndex.load(root) };
+  if (!cached || cached.root !== root || !cached.index.refresh(root)) cached = { root, index: DigIndex.load(root) };
   return cached;
 }
 

@@ -158,6 +158,15 @@ describe("triage mcp (bundled server over stdio)", () => {
     expect(r.structuredContent?.text).toContain("Prod deploys go through the release train, not ad-hoc pushes. Every schema change goes through a migration file in migrations/.");
   });
 
+  it("a dig after a hook archived another session finds it without restarting the server", async () => {
+    expect(((await call("dig", { query: "回填" })).structuredContent?.hits as unknown[]).length).toBe(0);
+    await archiveTranscript({ transcriptPath: join(repo, "data", "sessions", "s2-zh-etl", "transcript.jsonl"), rulesDir, sessionId: "7c2d-etl" });
+    const d = await call("dig", { query: "回填", k: 2 });
+    const hits = d.structuredContent?.hits as Array<{ session: string }>;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((h) => h.session === "7c2d-etl")).toBe(true);
+  });
+
   it.each([
     ["dig", {}, /Input validation error: .*query/],
     ["dig", { query: "x", k: 0 }, /Input validation error: .*k/],
