@@ -68,8 +68,8 @@ const rulesList = defineTool({
     const rules = readRuleFiles(ctx.rulesDir).flatMap((f) =>
       f.rules.map((line) => {
         const l = loose(line);
-        // A permission line reads "Permission: <text> (until …)": match the stored text inside it.
-        const r = active.find((x) => loose(x.text) === l) ?? active.find((x) => l.includes(loose(x.text)));
+        // A permission line reads "Permission: <text>" or "Permission (until <when>): <text>" (render.ts): match the stored text in it.
+        const r = active.find((x) => loose(x.text) === l) ?? (l.startsWith("permission") ? active.find((x) => x.kind === "permission" && l.includes(loose(x.text))) : undefined);
         return { id: r?.id ?? null, text: line.replace(/^[-*]\s+/, ""), file: f.name, globs: f.globs, type: r ? (r.kind ?? r.type) : null };
       }),
     );

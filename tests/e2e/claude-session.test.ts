@@ -50,8 +50,9 @@ const lastToolResult = (body: { messages?: Array<{ role: string; content: unknow
   const blocks = Array.isArray(last?.content) ? (last.content as Array<{ type?: string }>) : [];
   return blocks.filter((b) => b.type === "tool_result").map((b) => contentText([b]) as string).join("\n");
 };
-/** The last prompt's turns: dig for the staging deploy, dig_read the first hit's id (from dig's result), then answer. */
+/** The last prompt's turns: rules_list, dig for the staging deploy, dig_read the first hit's id (from dig's result), then answer. */
 const DIG_TURNS = [
+  { toolUse: { name: `${MCP}__rules_list`, input: {} } },
   { toolUse: { name: `${MCP}__dig`, input: { query: "staging deploy", k: 3 } } },
   {
     toolUse: {
@@ -191,8 +192,11 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     const main = api.requests.filter((r) => r.kind === "main") as Array<Req & { body: { tools?: Array<{ name: string }> } }>;
     const names = (main[0]?.body.tools ?? []).map((t) => t.name);
     for (const t of MCP_TOOLS) expect(names, `first main request (log: ${out}/requests.jsonl)`).toContain(`${MCP}__${t}`);
-    // The last two requests carry the results of the mock's dig and dig_read calls, in that order.
-    const [dig, read] = main.slice(-2).map((r) => lastToolResult(r.body));
+    // The last three requests carry the results of the mock's rules_list, dig and dig_read calls, in that order.
+    const [list, dig, read] = main.slice(-3).map((r) => lastToolResult(r.body));
+    const rules = (JSON.parse(list as string) as { rules: Array<{ id: string | null; text: string; type: string | null }> }).rules;
+    expect(rules).toContainEqual(expect.objectContaining({ text: RULE_COAUTHOR, type: "constraint", id: expect.stringMatching(/^r/) }));
+    expect(rules).toContainEqual(expect.objectContaining({ text: PERMISSION_LINE, type: "permission", id: expect.stringMatching(/^r/) }));
     expect(dig, "no dig result").toBeTruthy();
     const hits = (JSON.parse(dig as string) as { hits: Array<{ id: string; role: string; snippet: string }> }).hits;
     expect(hits[0]).toMatchObject({ role: "user" });
