@@ -24,7 +24,7 @@ if [ -x "$CLAUDE" ]; then
   "$CLAUDE" plugin validate --strict .claude-plugin/plugin.json || FAIL=1
   "$CLAUDE" plugin validate --strict plugins/knowledge-triage || FAIL=1
   # The marketplace installs ./plugins/knowledge-triage: real files (npm run build copies them), no links.
-  for F in .claude-plugin/plugin.json hooks/hooks.json dist/triage.mjs model/model.json model/utterance.json skills/knowledge-triage/SKILL.md skills/knowledge-triage/references/memory.md commands/status.md commands/pin.md commands/forget.md commands/dig.md; do
+  for F in .claude-plugin/plugin.json .mcp.json hooks/hooks.json dist/triage.mjs dist/mcp.mjs model/model.json model/utterance.json skills/knowledge-triage/SKILL.md skills/knowledge-triage/references/memory.md commands/status.md commands/pin.md commands/forget.md commands/dig.md; do
     [ -f "plugins/knowledge-triage/$F" ] && [ ! -L "plugins/knowledge-triage/$F" ] || { echo "missing or a link: plugins/knowledge-triage/$F"; FAIL=1; }
   done
   LINKS=$(find plugins/knowledge-triage -type l)

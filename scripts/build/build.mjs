@@ -1,7 +1,7 @@
 // Builds dist/triage.mjs: one self-contained ESM bundle (esbuild) of the CLI, run by the `triage` bin,
-// the hooks and the MCP-free plugin from a clone with no `npm install`; then copies what the Claude
-// Code plugin needs into plugins/knowledge-triage/ as real files (no symbolic links: they break on
-// checkouts with core.symlinks=false).
+// the hooks and the plugin from a clone with no `npm install`, and dist/mcp.mjs beside it, the MCP server
+// that `triage mcp` loads; then copies what the Claude Code plugin needs into plugins/knowledge-triage/ as
+// real files (no symbolic links: they break on checkouts with core.symlinks=false).
 // Usage: node scripts/build/build.mjs [entry outfile] [--no-minify]   (benches bundle other entries)
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -23,36 +23,44 @@ const banner = [
   "const require = __ktCreateRequire(import.meta.url);",
 ].join("\n");
 
-const result = await build({
-  entryPoints: [resolve(root, entry)],
-  write: false,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  minify: !flags.has("--no-minify"),
-  legalComments: "none",
-  logLevel: "warning",
-  banner: { js: banner },
-  plugins: [
-    {
-      // natural's German stemmer requires 'stopwords-iso' (all languages, ~1 MB) only for
-      // tokenizeAndStem, which we never call: an empty stub keeps the bundle small.
-      name: "stub-stopwords",
-      setup(b) {
-        b.onResolve({ filter: /^stopwords-iso$/ }, () => ({ path: "stopwords-iso", namespace: "stub" }));
-        b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+/** Bundle `entry` into `outfile` (one self-contained ESM file; `shebang` for the `triage` bin). */
+async function bundle(entry, outfile, shebang) {
+  const result = await build({
+    entryPoints: [resolve(root, entry)],
+    write: false,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minify: !flags.has("--no-minify"),
+    legalComments: "none",
+    logLevel: "warning",
+    banner: { js: banner },
+    plugins: [
+      {
+        // natural's German stemmer requires 'stopwords-iso' (all languages, ~1 MB) only for
+        // tokenizeAndStem, which we never call: an empty stub keeps the bundle small.
+        name: "stub-stopwords",
+        setup(b) {
+          b.onResolve({ filter: /^stopwords-iso$/ }, () => ({ path: "stopwords-iso", namespace: "stub" }));
+          b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+        },
       },
-    },
-  ],
-});
-const out = resolve(root, outfile);
-mkdirSync(dirname(out), { recursive: true });
-// One shebang line, for the `triage` bin.
-const text = `#!/usr/bin/env node\n${result.outputFiles[0].text.replace(/^#![^\n]*\n/, "")}`;
-writeFileSync(out, text, { mode: 0o755 });
+    ],
+  });
+  const out = resolve(root, outfile);
+  mkdirSync(dirname(out), { recursive: true });
+  const body = result.outputFiles[0].text.replace(/^#![^\n]*\n/, "");
+  writeFileSync(out, shebang ? `#!/usr/bin/env node\n${body}` : body, { mode: shebang ? 0o755 : 0o644 });
+}
+
+await bundle(entry, outfile, true);
 
 if (args.length === 0) {
+  // The MCP server (with the MCP SDK, ~290 KB) is a second file that `triage mcp` imports from beside the bundle
+  // (cli/commands/mcp-command.ts): in dist/triage.mjs, even unrun, that code would be parsed at every cold start.
+  await bundle("scripts/mcp/server.ts", "dist/mcp.mjs", false);
+
   // The skill links these references (SKILL.md); a skill folder must carry what it links, because it is
   // installed on its own (plugin cache, ~/.claude/skills/): copy them next to skills/knowledge-triage/SKILL.md.
   const skillRefs = join(root, "skills", "knowledge-triage", "references");
@@ -68,6 +76,7 @@ if (args.length === 0) {
     cpSync(join(root, from), join(plugin, to), { recursive: true, dereference: true });
   };
   copy("dist/triage.mjs");
+  copy("dist/mcp.mjs");
   copy("hooks/hooks.json");
   copy("model/model.json");
   copy("model/utterance.json");
@@ -77,4 +86,10 @@ if (args.length === 0) {
   const text = readFileSync(join(root, ".claude-plugin", "plugin.json"));
   rmSync(manifest, { force: true }); // never write through a symbolic link
   writeFileSync(manifest, text);
+  // The MCP server goes in the plugin's .mcp.json, not inline in plugin.json: Claude Code 2.1.197 starts either, but
+  // `claude plugin details` counts only .mcp.json. Its source is not a .mcp.json at the repository root, which
+  // Claude Code would read as this repository's own project servers (with ${CLAUDE_PLUGIN_ROOT} unset).
+  const mcp = join(plugin, ".mcp.json");
+  rmSync(mcp, { force: true });
+  writeFileSync(mcp, readFileSync(join(root, ".claude-plugin", "mcp.json")));
 }

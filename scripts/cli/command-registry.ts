@@ -23,6 +23,7 @@ const COMMANDS: Record<string, [string, () => Promise<Register>]> = {
   extract: ["durable rules from a Claude Code transcript into the rules folder", async () => (await import("./commands/extract-command.js")).registerExtract],
   redact: ["replace secrets in text by [REDACTED] (stdin to stdout), as extraction does", async () => (await import("./commands/redact-command.js")).registerRedact],
   dig: ["search the archived transcripts; `dig read <id>` prints one whole message", async () => (await import("./commands/dig-command.js")).registerDig],
+  mcp: ["MCP server on stdio: rules_list, retrieve, pin, unpin, dig, dig_read (Claude Code starts it from the plugin)", async () => (await import("./commands/mcp-command.js")).registerMcp],
   export: ["write the pinned rules in another agent's native file", async () => (await import("./commands/export-command.js")).registerExport],
   hook: ["Claude Code hook entry (reads the payload on stdin, always exits 0)", async () => (await import("./commands/hook-command.js")).registerHook],
 };

@@ -3,7 +3,9 @@
  * plugin installed from this repository as a local marketplace, a mock Messages API on 127.0.0.1. The user
  * states rules (one carrying an API key, one later withdrawn), runs /compact, asks again. The request log
  * must show the rules verbatim in the compaction request's Additional Instructions (PreCompact stdout) and in the
- * first request after compaction, the secret nowhere after it, the withdrawn rule gone.
+ * first request after compaction, the secret nowhere after it, the withdrawn rule gone. After the compaction the
+ * model (the mock) calls the plugin's MCP tools `dig` then `dig_read`: the request's tool list carries the six MCP
+ * tools, and dig_read returns the pre-compaction message it asked for, redacted.
  * Skips (with a message) only when the claude binary is missing. Artifacts: $KNOWLEDGE_TRIAGE_E2E_OUT or a temp folder.
  */
 import { execFileSync } from "node:child_process";
@@ -35,8 +37,37 @@ const PROMPTS = [
   "Actually, you may push to main now.",
   "/compact",
   "What should I keep in mind from now on?",
+  "What exactly did I say about the staging deploy before the compaction?",
 ];
 const TURNS = ["Noted.", "Understood.", "Done: fixed the typo.", "OK, pushing to main is allowed now.", "I will follow the project rules."];
+/** Claude Code names a plugin's MCP tools `mcp__plugin_<plugin>_<server>__<tool>`; --allowedTools takes the prefix. */
+const MCP = "mcp__plugin_knowledge-triage_knowledge-triage";
+const MCP_TOOLS = ["rules_list", "retrieve", "pin", "unpin", "dig", "dig_read"];
+const STAGING = "For the staging deploy, always export ANTHROPIC_API_KEY=[REDACTED] before running `./deploy.sh`.";
+/** The text of the tool_result in a request's last message (what the CLI sent back for the mock's tool call). */
+const lastToolResult = (body: { messages?: Array<{ role: string; content: unknown }> }): string => {
+  const last = body.messages?.at(-1);
+  const blocks = Array.isArray(last?.content) ? (last.content as Array<{ type?: string }>) : [];
+  return blocks.filter((b) => b.type === "tool_result").map((b) => contentText([b]) as string).join("\n");
+};
+/** The last prompt's turns: rules_list, dig for the staging deploy, dig_read the first hit's id (from dig's result), then answer. */
+const DIG_TURNS = [
+  { toolUse: { name: `${MCP}__rules_list`, input: {} } },
+  { toolUse: { name: `${MCP}__dig`, input: { query: "staging deploy", k: 3 } } },
+  {
+    toolUse: {
+      name: `${MCP}__dig_read`,
+      input: (body: { messages?: Array<{ role: string; content: unknown }> }) => {
+        try {
+          return { id: (JSON.parse(lastToolResult(body)) as { hits: Array<{ id: string }> }).hits[0]?.id ?? "no hit" };
+        } catch {
+          return { id: `unparsed: ${lastToolResult(body).slice(0, 80)}` };
+        }
+      },
+    },
+  },
+  { text: "You asked me to export the key before running the deploy script." },
+];
 
 interface Req {
   n: number;
@@ -59,11 +90,13 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     mkdirSync(project, { recursive: true });
     writeFileSync(join(out, "requests.jsonl"), "");
     writeFileSync(join(project, "README.md"), "# Demo\n\nA tiny project with a typo: teh.\n");
-    api = await startMockApi({ turns: TURNS.map((text) => ({ text })), summary: "The user set up a demo project.", logFile: join(out, "requests.jsonl") });
+    api = await startMockApi({ turns: [...TURNS.map((text) => ({ text })), ...DIG_TURNS], summary: "The user set up a demo project.", logFile: join(out, "requests.jsonl") });
     const env = cliEnv({ claudeBin, home, port: api.port });
     setupLog += cli(claudeBin, ["plugin", "marketplace", "add", repo], env, project);
     setupLog += cli(claudeBin, ["plugin", "install", "knowledge-triage@knowledge-triage"], env, project);
-    session = await runSession(claudeBin, env, realpathSync(project), PROMPTS);
+    // `details` reaches for the API (against the mock it ran past the 120 s limit); at a closed port it answers at once.
+    setupLog += cli(claudeBin, ["plugin", "details", "knowledge-triage@knowledge-triage"], cliEnv({ claudeBin, home, port: 9 }), project);
+    session = await runSession(claudeBin, env, realpathSync(project), PROMPTS, 150_000, `Bash,Read,Write,Edit,${MCP}`);
     writeFileSync(join(out, "session.json"), JSON.stringify({ ...session, messages: undefined, setupLog }, null, 2));
     // SessionEnd hands work to a detached child: give it a moment so the temp folder is quiet.
     await new Promise((r) => setTimeout(r, 1500));
@@ -83,6 +116,7 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
 
   it("installs from the local marketplace and runs every prompt", () => {
     expect(setupLog).toContain("Successfully installed plugin: knowledge-triage@knowledge-triage");
+    expect(setupLog).toMatch(/MCP servers \(1\)\s+knowledge-triage/);
     expect(session.exitCode, session.stderr).toBe(0);
     expect(session.results.length).toBe(PROMPTS.length);
     expect(session.results.every((r) => !r.is_error), JSON.stringify(session.results)).toBe(true);
@@ -152,6 +186,26 @@ describe.skipIf(!haveClaude)("real Claude Code session with the plugin (offline)
     if (log) expect(readFileSync(log, "utf8")).not.toMatch(/ error: /); // no hook failed during the real session
     const rules = files.filter((f) => f.endsWith(".md")).map((f) => readFileSync(f, "utf8")).join("\n");
     expect(rules).not.toMatch(/typo/i); // a one-off task request is not a rule
+  });
+
+  it("the request's tool list carries the plugin's MCP tools, and a scripted dig + dig_read returns the pre-compaction message", () => {
+    const main = api.requests.filter((r) => r.kind === "main") as Array<Req & { body: { tools?: Array<{ name: string }> } }>;
+    const names = (main[0]?.body.tools ?? []).map((t) => t.name);
+    for (const t of MCP_TOOLS) expect(names, `first main request (log: ${out}/requests.jsonl)`).toContain(`${MCP}__${t}`);
+    // The last three requests carry the results of the mock's rules_list, dig and dig_read calls, in that order.
+    const [list, dig, read] = main.slice(-3).map((r) => lastToolResult(r.body));
+    const rules = (JSON.parse(list as string) as { rules: Array<{ id: string | null; text: string; type: string | null }> }).rules;
+    expect(rules).toContainEqual(expect.objectContaining({ text: RULE_COAUTHOR, type: "constraint", id: expect.stringMatching(/^r/) }));
+    expect(rules).toContainEqual(expect.objectContaining({ text: PERMISSION_LINE, type: "permission", id: expect.stringMatching(/^r/) }));
+    expect(dig, "no dig result").toBeTruthy();
+    const hits = (JSON.parse(dig as string) as { hits: Array<{ id: string; role: string; snippet: string }> }).hits;
+    expect(hits[0]).toMatchObject({ role: "user" });
+    expect(hits[0]?.snippet).toContain("staging deploy");
+    // Claude Code hands the model the tool's structuredContent as JSON.
+    const message = JSON.parse(read as string) as { id: string; role: string; text: string };
+    expect(message).toMatchObject({ id: hits[0]?.id, role: "user" });
+    has(message.text, STAGING, "the dig_read result");
+    lacks(read as string, SECRET, "the dig_read result");
   });
 
   it("claude plugin validate --strict passes for the marketplace and the plugin", { timeout: 60_000 }, () => {

@@ -50,7 +50,8 @@ export interface SessionResult {
 
 /**
  * Type `prompts` into one stream-json session in `project`; resolves when the CLI exits (stdin is closed
- * after the last `result`). A prompt starting with "/" is a slash command (`/compact` works).
+ * after the last `result`). A prompt starting with "/" is a slash command (`/compact` works). `allowedTools` is the
+ * CLI's --allowedTools (an MCP server's tools are allowed by `mcp__<server>`).
  */
 export function runSession(
   bin: string,
@@ -58,11 +59,12 @@ export function runSession(
   project: string,
   prompts: string[],
   timeoutMs = 150_000,
+  allowedTools = "Bash,Read,Write,Edit",
 ): Promise<SessionResult> {
   const sessionId = randomUUID();
   const t0 = Date.now();
   const args = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
-  args.push("--session-id", sessionId, "--allowedTools", "Bash,Read,Write,Edit");
+  args.push("--session-id", sessionId, "--allowedTools", allowedTools);
   const p = spawn(bin, args, { cwd: project, env, stdio: ["pipe", "pipe", "pipe"] });
   const res: SessionResult = { sessionId, exitCode: null, results: [], messages: [], stderr: "", seconds: 0 };
   let i = 0;

@@ -2,7 +2,7 @@
 // Node built-ins only. Every request is appended to a JSONL log ({n, kind, url, body}); keys are never logged.
 // Usage as a module: const api = await startMockApi({ turns, summary, logFile }); ... await api.close();
 // Usage as a script:  node tests/e2e/mock-api.mjs --script s.json --log requests.jsonl --port-file port
-//   (s.json: {"turns": [{"text": "..."}, ...], "summary": "..."}).
+//   (s.json: {"turns": [{"text": "..."}, {"toolUse": {"name": "Bash", "input": {...}}}, ...], "summary": "..."}).
 import http from "node:http";
 import fs from "node:fs";
 import crypto from "node:crypto";
@@ -32,13 +32,23 @@ export function requestKind(body) {
 
 const newId = (p) => `${p}_${crypto.randomBytes(10).toString("hex")}`;
 
-function message(body, text, fake = {}) {
+/**
+ * The assistant message for a turn: a text block (when `text`), then a tool_use block (when `toolUse`: {name, input},
+ * each a value or a function of the request body, so a turn can call a tool the request lists or quote a tool result).
+ */
+function message(body, text, fake = {}, toolUse = null) {
   const usage = { input_tokens: Math.ceil(JSON.stringify(body).length / 4), output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...fake };
-  return { id: newId("msg"), type: "message", role: "assistant", model: body.model || "mock", content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage };
+  const content = text ? [{ type: "text", text }] : [];
+  if (toolUse) {
+    const of = (v) => (typeof v === "function" ? v(body) : v);
+    content.push({ type: "tool_use", id: newId("toolu"), name: of(toolUse.name), input: of(toolUse.input) ?? {} });
+  }
+  const stop_reason = toolUse ? "tool_use" : "end_turn";
+  return { id: newId("msg"), type: "message", role: "assistant", model: body.model || "mock", content, stop_reason, stop_sequence: null, usage };
 }
 
-function send(res, body, text, fakeUsage) {
-  const msg = message(body, text, fakeUsage);
+function send(res, body, text, fakeUsage, toolUse) {
+  const msg = message(body, text, fakeUsage, toolUse);
   if (!body.stream) {
     res.writeHead(200, { "content-type": "application/json", "request-id": newId("req") });
     res.end(JSON.stringify(msg));
@@ -47,16 +57,24 @@ function send(res, body, text, fakeUsage) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": newId("req") });
   const ev = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   ev("message_start", { message: { ...msg, content: [], stop_reason: null, usage: { ...msg.usage, output_tokens: 1 } } });
-  ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-  ev("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
-  ev("content_block_stop", { index: 0 });
-  ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: msg.usage.output_tokens } });
+  msg.content.forEach((b, index) => {
+    if (b.type === "text") {
+      ev("content_block_start", { index, content_block: { type: "text", text: "" } });
+      ev("content_block_delta", { index, delta: { type: "text_delta", text: b.text } });
+    } else {
+      ev("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+      ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
+    }
+    ev("content_block_stop", { index });
+  });
+  ev("message_delta", { delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: { output_tokens: msg.usage.output_tokens } });
   ev("message_stop", {});
   res.end();
 }
 
 /**
- * Start the mock. `turns`: {text, usage?} answered, in order, to "main" requests (a fake `usage`, e.g.
+ * Start the mock. `turns`: {text?, usage?, toolUse?} answered, in order, to "main" requests (a turn with `toolUse`
+ * makes the CLI run that tool and send its result in the next "main" request, which takes the next turn) (a fake `usage`, e.g.
  * {input_tokens: 90000} with CLAUDE_CODE_AUTO_COMPACT_WINDOW=100000, makes the CLI auto-compact next); `summary`: the canned compaction
  * summary (wrapped in <analysis>/<summary> as the CLI expects). `latencyMs` (default 250) keeps the CLI's
  * transcript writer ahead of the reply. Resolves to { port, close(), requests, unusedTurns() }.
@@ -92,7 +110,7 @@ export function startMockApi({ turns = [], summary = "Nothing is pending.", logF
           : kind === "main"
             ? turn.text
             : JSON.stringify({ title: "Mock session" });
-      setTimeout(() => send(res, body, text, turn.usage), latencyMs);
+      setTimeout(() => send(res, body, text, turn.usage, kind === "main" ? turn.toolUse : null), latencyMs);
     });
   });
   return new Promise((resolve, reject) => {

@@ -95,6 +95,43 @@ describe("archiveTranscript", () => {
   });
 });
 
+describe("DigIndex.refresh", () => {
+  it("takes in appended records and new sessions as a fresh load would, waits for a torn line, and refuses a shrunk index", async () => {
+    const { rulesDir, transcript } = temp();
+    const root = archiveDir(rulesDir);
+    const full = readFileSync(en);
+    const cut = full.indexOf(10, Math.floor(full.length / 2)) + 1;
+    writeFileSync(transcript, full.subarray(0, cut));
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "a" });
+    const ix = DigIndex.load(root);
+    const first = ix.docs.length;
+    expect(first).toBeGreaterThan(0);
+    // The hooks run again: session "a" grows, session "b" is new.
+    writeFileSync(transcript, full);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "a" });
+    copyFileSync(zh, transcript);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "b" });
+    // A record still being written is not read until its line is complete.
+    const aIndex = join(root, "a", "index.jsonl");
+    const lastLine = readFileSync(aIndex, "utf8").trimEnd().split("\n").at(-1) as string;
+    appendFileSync(aIndex, lastLine.slice(0, 20));
+    expect(ix.refresh(root)).toBe(true);
+    const fresh = DigIndex.load(root);
+    expect(ix.docs.length).toBe(fresh.docs.length);
+    expect(ix.docs.length).toBeGreaterThan(first);
+    expect(ix.search("回填", 3)).toEqual(fresh.search("回填", 3));
+    expect(ix.search("payments tests", 5)).toEqual(fresh.search("payments tests", 5));
+    appendFileSync(aIndex, `${lastLine.slice(20)}\n`);
+    expect(ix.refresh(root)).toBe(true);
+    expect(ix.docs.length).toBe(fresh.docs.length + 1);
+    expect(ix.refresh(root)).toBe(true); // nothing new: nothing added
+    expect(ix.docs.length).toBe(fresh.docs.length + 1);
+    // Retention removed a session: the index says so, and a new load is needed.
+    rmSync(join(root, "b"), { recursive: true });
+    expect(ix.refresh(root)).toBe(false);
+  });
+});
+
 describe("dig", () => {
   it("finds a Chinese user request by a two-character word and reads it back whole", async () => {
     const { rulesDir, transcript } = temp();

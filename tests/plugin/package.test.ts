@@ -32,11 +32,16 @@ describe("package.json", () => {
       expect(Object.keys((pkg as Record<string, unknown>)[key] ?? {}), key).toEqual([]);
     }
   });
-  it("the bundle's static and dynamic imports are all Node built-ins (what it bundles is build-time only)", () => {
-    const text = read("dist/triage.mjs");
+  it.each(["dist/triage.mjs", "dist/mcp.mjs"])("%s: its static and dynamic imports are all Node built-ins (what it bundles is build-time only)", (file) => {
+    const text = read(file);
     const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)["']((?:node:)?@?[a-z][\w./-]*)["']/g)].map((m) => m[1] ?? "");
     expect(specs.length).toBeGreaterThan(0);
     expect(specs.filter((s) => !builtinModules.includes(s.replace(/^node:/, "")))).toEqual([]);
+  });
+  it("the MCP SDK is in dist/mcp.mjs only, so the other commands never parse it", () => {
+    // A string of the SDK's protocol code (server/index.js), absent from our own sources.
+    expect(read("dist/mcp.mjs")).toContain("notifications/initialized");
+    expect(read("dist/triage.mjs")).not.toContain("notifications/initialized");
   });
 });
 
@@ -47,6 +52,7 @@ describe("npm pack", () => {
   it("holds the runtime files", () => {
     for (const f of [
       "dist/triage.mjs",
+      "dist/mcp.mjs",
       "model/model.json",
       "model/utterance.json",
       "hooks/hooks.json",
@@ -60,6 +66,8 @@ describe("npm pack", () => {
       ".claude-plugin/marketplace.json",
       ".claude-plugin/plugin.json",
       "plugins/knowledge-triage/dist/triage.mjs",
+      "plugins/knowledge-triage/dist/mcp.mjs",
+      "plugins/knowledge-triage/.mcp.json",
       "plugins/knowledge-triage/.claude-plugin/plugin.json",
     ]) {
       expect(files, f).toContain(f);
@@ -98,5 +106,15 @@ describe("npm pack", () => {
     expect(r.status).toBe(0);
     const rows = z.array(z.object({ type: z.string(), text: z.string() })).parse(JSON.parse(r.stdout));
     expect(rows.find((u) => u.text.includes("Never push"))?.type).toBe("constraint");
+    // The MCP server too: the SDK is bundled, so it answers with no node_modules (stdin closes after the lines).
+    const rpc = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ];
+    const m = spawnSync(process.execPath, [join(unpacked, "dist", "triage.mjs"), "mcp"], { cwd: dir, input: rpc.map((x) => `${JSON.stringify(x)}\n`).join(""), encoding: "utf8", timeout: 30_000 });
+    expect(m.stderr).toBe("");
+    const replies = m.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; result: { tools?: Array<{ name: string }> } });
+    expect(replies.find((x) => x.id === 2)?.result.tools?.map((t) => t.name)).toEqual(["rules_list", "retrieve", "pin", "unpin", "dig", "dig_read"]);
   });
 });

@@ -86,6 +86,13 @@ describe("plugin and marketplace manifests", () => {
     expect(market.plugins[0].name).toBe(plugin.name);
     expect([plugin.version, market.plugins[0].version]).toEqual([pkg.version, pkg.version]);
   });
+  it("the plugin declares the MCP server in its .mcp.json: the bundle's `mcp` command, by the plugin's own path", () => {
+    const mcp = JSON.parse(read(join(market.plugins[0].source, ".mcp.json")));
+    expect(mcp).toEqual({ mcpServers: { "knowledge-triage": { command: "node", args: [`\${CLAUDE_PLUGIN_ROOT}/dist/triage.mjs`, "mcp"] } } });
+    // Not inline as well (two servers of one name), and no .mcp.json at the root (it would be this repository's own).
+    expect(plugin.mcpServers).toBeUndefined();
+    expect(existsSync(join(repo, ".mcp.json"))).toBe(false);
+  });
   it("the marketplace source is a folder of real files (no symbolic links) equal to what the build copies, without package.json", () => {
     const src = join(repo, market.plugins[0].source);
     const walk = (dir: string): string[] =>
@@ -94,8 +101,10 @@ describe("plugin and marketplace manifests", () => {
     for (const f of files) expect(lstatSync(f).isSymbolicLink(), f).toBe(false);
     for (const [copy, original] of [
       [".claude-plugin/plugin.json", ".claude-plugin/plugin.json"],
+      [".mcp.json", ".claude-plugin/mcp.json"],
       ["hooks/hooks.json", "hooks/hooks.json"],
       ["dist/triage.mjs", "dist/triage.mjs"],
+      ["dist/mcp.mjs", "dist/mcp.mjs"],
       ["model/model.json", "model/model.json"],
       ["model/utterance.json", "model/utterance.json"],
       ["skills/knowledge-triage/SKILL.md", "skills/knowledge-triage/SKILL.md"],

@@ -1,11 +1,9 @@
 import type { Command } from "commander";
-import { segment } from "../../engine/units.js";
-import { decideUnits } from "../../operators/policy.js";
 import { UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
+import { memoryDocs } from "../../io/memory-files.js";
+import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible } from "../../terminal.js";
-import type { MemoryDoc } from "../../operators/decompose.js";
 import { retrieve } from "../../operators/retrieve.js";
 import { RetrieveJsonSchema } from "../operator-json.js";
 import { pinMassFlag } from "./compact-command.js";
@@ -38,11 +36,8 @@ export function registerRetrieve(program: Command): void {
       if (query.trim() === "") throw new UsageError("empty query");
       const classifier = loadClassifier(opts.model);
       const pinMass = pinMassFlag(opts.pinMass);
-      const docs: MemoryDoc[] = (opts.base ?? []).map((f) => {
-        const input = readInput(f);
-        for (const w of input.warnings) stderrLine(`warning: ${w}`);
-        return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
-      });
+      const { docs, warnings } = memoryDocs(opts.base ?? [], classifier, { pinMass });
+      for (const w of warnings) stderrLine(`warning: ${w}`);
       const r = retrieve(docs, query, { k, path: opts.path });
       if (r.exceeded) stderrLine(`note: ${r.inScope} in-scope rules exceed -k ${k}; all of them are returned`);
       if (opts.json) {

@@ -5,7 +5,7 @@
  * Korean need no dictionary), recency breaking ties. Two stages: search() returns short snippets with ids,
  * readMessage() the whole message with its tool calls, redacted.
  */
-import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { termHashes, terms } from "../../operators/bm25.js";
@@ -98,23 +98,59 @@ export class DigIndex {
   private lens: number[] = [];
   private avgdl = 1;
 
+  /** Bytes of each session's index.jsonl taken in so far: up to the end of its last complete line. */
+  private readonly taken = new Map<string, number>();
+  private lenSum = 0;
+
   /** Load every `archive/<session>/index.jsonl` under `archiveRoot` (missing folder: empty index). Invalid records are skipped. */
   static load(archiveRoot: string): DigIndex {
     const ix = new DigIndex();
+    ix.refresh(archiveRoot);
+    return ix;
+  }
+
+  /**
+   * Take in what was archived since this index was loaded: the lines appended to each session's index.jsonl (a line
+   * still being written waits for the next refresh) and new sessions whole, so a long-lived reader (`triage mcp`)
+   * need not load a large archive again after each hook run. Returns false, taking in nothing, when a session went
+   * away or its index shrank (retention, a rewrite): then load the archive again.
+   */
+  refresh(archiveRoot: string): boolean {
     let sessions: string[] = [];
     try {
       sessions = readdirSync(archiveRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
     } catch {
-      return ix;
+      return this.taken.size === 0;
     }
+    const sizes = new Map<string, number>();
     for (const session of sessions) {
-      let text: string;
       try {
-        text = readFileSync(join(archiveRoot, session, "index.jsonl"), "utf8");
+        sizes.set(session, statSync(join(archiveRoot, session, "index.jsonl")).size);
+      } catch {
+        // no index (yet): nothing to take in
+      }
+    }
+    for (const [session, from] of this.taken) if ((sizes.get(session) ?? -1) < from) return false;
+    for (const [session, size] of sizes) {
+      const from = this.taken.get(session) ?? 0;
+      if (size <= from) continue;
+      const buf = Buffer.alloc(size - from);
+      let fd: number;
+      try {
+        fd = openSync(join(archiveRoot, session, "index.jsonl"), "r");
       } catch {
         continue;
       }
-      for (const line of text.split("\n")) {
+      try {
+        readSync(fd, buf, 0, buf.length, from);
+      } finally {
+        closeSync(fd);
+      }
+      // Up to the last line feed: a line feed byte never occurs inside a UTF-8 multi-byte character.
+      const end = buf.lastIndexOf(10) + 1;
+      if (end === 0) continue;
+      this.taken.set(session, from + end);
+      for (const line of buf.subarray(0, end).toString("utf8").split("\n")) {
         if (line === "") continue;
         let raw: unknown;
         try {
@@ -123,11 +159,11 @@ export class DigIndex {
           continue;
         }
         const r = RecordSchema.safeParse(raw);
-        if (r.success) ix.add({ ...r.data, session });
+        if (r.success) this.add({ ...r.data, session });
       }
     }
-    ix.avgdl = ix.lens.reduce((a, b) => a + b, 0) / (ix.lens.length || 1) || 1;
-    return ix;
+    this.avgdl = this.lenSum / (this.lens.length || 1) || 1;
+    return true;
   }
 
   private add(d: Doc): void {
@@ -135,6 +171,7 @@ export class DigIndex {
     this.docs.push(d);
     const hs = termHashes(d.x);
     this.lens.push(hs.length);
+    this.lenSum += hs.length;
     const tf = new Map<number, number>();
     for (const h of hs) tf.set(h, (tf.get(h) ?? 0) + 1);
     for (const [h, c] of tf) {

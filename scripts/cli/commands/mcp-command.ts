@@ -1,0 +1,30 @@
+import type { Command } from "commander";
+import { resolve } from "node:path";
+import { loadClassifier } from "../../io/model-file.js";
+import { defaultRulesDir } from "../../paths.js";
+
+/**
+ * `triage mcp [--project-dir DIR] [--rules-dir DIR] [--model PATH]`: the MCP server on stdio (scripts/mcp/). The
+ * project folder defaults to $CLAUDE_PROJECT_DIR, else the working folder (Claude Code starts a plugin's server there).
+ */
+export function registerMcp(program: Command): void {
+  program
+    .command("mcp")
+    .description("MCP server on stdio: rules_list, retrieve, pin, unpin, dig, dig_read")
+    .option("--project-dir <dir>", "project folder (default: $CLAUDE_PROJECT_DIR, else the working folder)")
+    .option("--rules-dir <dir>", "rules folder (default: <project>/.claude/rules/knowledge-triage)")
+    .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
+    .action(async (_o: unknown, cmd: Command) => {
+      // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
+      const opts = cmd.optsWithGlobals<{ projectDir?: string; rulesDir?: string; model?: string }>();
+      const projectDir = resolve(opts.projectDir ?? (process.env.CLAUDE_PROJECT_DIR || process.cwd()));
+      const rulesDir = resolve(opts.rulesDir ?? defaultRulesDir(projectDir));
+      let classifier: ReturnType<typeof loadClassifier> | undefined;
+      // The server is dist/mcp.mjs beside the bundle (scripts/build/build.mjs: kept out of dist/triage.mjs so its
+      // MCP SDK costs the other commands no parse time); under tsx, the TypeScript source. Not a literal: esbuild
+      // must not bundle it.
+      const entry = import.meta.url.endsWith(".ts") ? "../../mcp/server.js" : "./mcp.mjs";
+      const { serveStdio } = (await import(entry)) as typeof import("../../mcp/server.js");
+      await serveStdio({ projectDir, rulesDir, classifier: () => (classifier ??= loadClassifier(opts.model)) });
+    });
+}
