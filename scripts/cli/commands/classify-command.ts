@@ -166,6 +166,6 @@ export function registerClassify(program: Command): void {
     .argument("<files...>", "markdown files, or - for stdin")
     .option("--json", "print one JSON array of {file, line, endLine, text, type, confidence, scores}")
     .option("--model <path>", "model file (default: bundled model/model.json; /dev/null = regex tier)")
-    .option("--summary", "print counts per type after the table")
+    .option("--summary", "no effect: the counts per type are always printed after the table (kept so older scripts still run)")
     .action((files: string[], opts: ClassifyOptions) => runClassify(files, opts));
 }

@@ -19,6 +19,7 @@ export function registerExport(program: Command): void {
     .option("--stdout", "print the files instead of writing them")
     .option("--force", "replace or remove exported files even when they were edited since the last export")
     .action((opts: { format: string; rulesDir?: string; out?: string; stdout?: boolean; force?: boolean }) => {
+      if (opts.stdout && opts.out !== undefined) throw new UsageError("give either --out DIR or --stdout, not both");
       if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}`);
       const format = opts.format as ExportFormat;
       const rulesDir = opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd()));
