@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { modelClassifier } from "../scripts/engine/inference.js";
+import type { ModelFile } from "../scripts/engine/model-format.js";
 import { fitStage2, STAGE2_LAYOUT, type Stage2Params, stage2Features, stage2Probs } from "../scripts/engine/stage2.js";
 import { buildExamples, DEFAULT_TRAIN_OPTIONS, fitModel, groupFolds, isScored, type LabelledDoc } from "../scripts/engine/train.js";
 import { type KnowledgeType, TYPES } from "../scripts/engine/types.js";
@@ -25,7 +26,7 @@ import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { readModel, writeModel } from "../scripts/io/model-file.js";
 import { defaultModelPath } from "../scripts/paths.js";
 import { fitClassifier } from "./real-curve.js";
-import { FLOORS, loadRealSet, realReport, type ScoredUnit } from "./real-lib.js";
+import { FLOORS, loadRealSet, realReport, STAGE2_FOLDS_PATH, type ScoredUnit, type Stage2Folds, stage2Sha256 } from "./real-lib.js";
 
 const root = resolve(import.meta.dirname, "..");
 const arg = (name: string): string | undefined => {
@@ -141,8 +142,10 @@ const before = dev.flatMap((d) => scoredUnits(d, d.rows));
 const authoredOnly = fitOn([authored]);
 const afterAuthored = dev.flatMap((d) => scoredUnits(d, rescored(d, authoredOnly)));
 const after: ScoredUnit[] = [];
+const foldStages: Stage2Params[] = [];
 for (let f = 0; f < folds; f++) {
   const s = fitOn([authored, pairs(dev.filter((d) => foldOf.get(d.group) !== f), devWeight)]);
+  foldStages.push(s);
   for (const d of dev) if (foldOf.get(d.group) === f) after.push(...scoredUnits(d, rescored(d, s)));
 }
 
@@ -172,5 +175,12 @@ if (process.argv.includes("--write")) {
     fittedOn: `${authored.y.length} authored units (out-of-fold scores) + ${before.length} units of ${dev.length} real dev files (weight ${devWeight}); l2 ${l2}; bench/real-stage2.ts`,
   };
   writeModel(modelPath, { ...model, stage2 });
-  console.log(`\nwrote stage 2 into ${modelPath}`);
+  const written = readModel(modelPath).stage2 as NonNullable<ModelFile["stage2"]>;
+  const foldFile: Stage2Folds = {
+    stage2Sha256: stage2Sha256(written),
+    foldOf: Object.fromEntries(foldOf),
+    stages: foldStages.map((st) => ({ weights: st.weights.map(r4), bias: st.bias.map(r4) })),
+  };
+  writeFileSync(STAGE2_FOLDS_PATH, JSON.stringify(foldFile));
+  console.log(`\nwrote stage 2 into ${modelPath}, and its ${folds} grouped-fold stages into ${STAGE2_FOLDS_PATH} (bench:real scores each dev file with the stage fitted without it)`);
 }
