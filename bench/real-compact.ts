@@ -21,7 +21,9 @@ import type { Classifier } from "../scripts/engine/classify.js";
 import { segment } from "../scripts/engine/units.js";
 import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
 import { LineLabelSchema } from "../scripts/cli/json-output.js";
-import { loadClassifier } from "../scripts/io/model-file.js";
+import { readModel } from "../scripts/io/model-file.js";
+import { defaultModelPath } from "../scripts/paths.js";
+import { heldOutClassifiers } from "./real-lib.js";
 import { compact } from "../scripts/operators/compact.js";
 import { decideUnits, isRule, type PolicyOptions } from "../scripts/operators/policy.js";
 import { CompactionUnsafeError } from "../scripts/errors.js";
@@ -191,10 +193,11 @@ export function measureFile(id: string, meta: { lang: string; kind: string }, te
 
 /**
  * Measure every file of `dir` (default .cache/real/ of the repository). Returns null when the cache
- * is missing. `classifier` "gold" measures with each file's gold labels (goldClassifier). Throws on a
+ * is missing. `classifier` "gold" measures with each file's gold labels (goldClassifier); a function
+ * picks the classifier per file (its group "<id>.md"; real-lib.ts heldOutClassifiers). Throws on a
  * malformed index or labels file (zod) and on a compaction bug.
  */
-export function measureRealCompaction(classifier: Classifier | "gold", dir = resolve(import.meta.dirname, "..", ".cache", "real"), policy: PolicyOptions = {}): RealCompactSummary | null {
+export function measureRealCompaction(classifier: Classifier | "gold" | ((group: string) => Classifier), dir = resolve(import.meta.dirname, "..", ".cache", "real"), policy: PolicyOptions = {}): RealCompactSummary | null {
   const indexPath = join(dir, "index.json");
   if (!existsSync(indexPath)) return null;
   const index = IndexSchema.parse(JSON.parse(readFileSync(indexPath, "utf8")));
@@ -204,7 +207,8 @@ export function measureRealCompaction(classifier: Classifier | "gold", dir = res
     .map((e) => {
       const text = readFileSync(join(dir, `${e.id}.md`), "utf8");
       const labels = readFileSync(join(dir, `${e.id}.labels.jsonl`), "utf8");
-      return measureFile(e.id, e, text, labels, classifier === "gold" ? goldClassifier(text, labels) : classifier, policy);
+      const c = classifier === "gold" ? goldClassifier(text, labels) : typeof classifier === "function" ? classifier(`${e.id}.md`) : classifier;
+      return measureFile(e.id, e, text, labels, c, policy);
     });
   const withGold = rows.filter((r) => r.goldRules > 0);
   const gold = withGold.reduce((s, r) => s + r.goldRules, 0);
@@ -252,7 +256,9 @@ export function formatRealCompaction(s: RealCompactSummary, perFile = false): st
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const at = process.argv.indexOf("--pin-mass");
   const pinMass = at >= 0 ? Number(process.argv[at + 1]) : undefined;
-  const s = measureRealCompaction(process.argv.includes("--oracle") ? "gold" : loadClassifier(), undefined, pinMass === undefined ? {} : { pinMass });
+  const heldOut = heldOutClassifiers(readModel(defaultModelPath()));
+  if (!process.argv.includes("--oracle")) process.stdout.write(`model: ${heldOut.note}\n`);
+  const s = measureRealCompaction(process.argv.includes("--oracle") ? "gold" : heldOut.classifierFor, undefined, pinMass === undefined ? {} : { pinMass });
   if (!s) process.stdout.write("bench:real-compact: no real dev set in .cache/real/; build it with `npx tsx bench/real/rebuild.ts` (reads the fetched snapshots; nothing is committed)\n");
   else process.stdout.write(formatRealCompaction(s, process.argv.includes("--files")));
 }

@@ -8,7 +8,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
+import { createHash } from "node:crypto";
 import type { Classifier } from "../scripts/engine/classify.js";
+import { modelClassifier } from "../scripts/engine/inference.js";
+import type { ModelFile } from "../scripts/engine/model-format.js";
 import { computeMetrics, type Metrics } from "../scripts/engine/metrics.js";
 import { isScored, type LabelledDoc } from "../scripts/engine/train.js";
 import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
@@ -205,4 +208,66 @@ export function groupedDevOffsets(
     out.push(...withOffsets(testU, off));
   }
   return { units: out, all: fitOffsets(units.map(logp), units.map(y)) };
+}
+
+/** Where bench/real-stage2.ts --write keeps the stage 2 of each grouped fold over the dev files. */
+export const STAGE2_FOLDS_PATH = join(import.meta.dirname, "..", ".cache", "stage2-folds.json");
+const Stage2FoldsSchema = z.object({
+  stage2Sha256: z.string(),
+  foldOf: z.record(z.string(), z.int()),
+  stages: z.array(z.object({ weights: z.array(z.number()), bias: z.array(z.number()) })),
+});
+/** What the fold file is: the shipped stage's hash, each dev file's fold, and the stage fitted without that fold. */
+export type Stage2Folds = z.infer<typeof Stage2FoldsSchema>;
+
+/** sha256 of a stage 2's weights and biases (ties a fold file to the model it was written with). */
+export function stage2Sha256(s: { weights: readonly number[]; bias: readonly number[] }): string {
+  return createHash("sha256").update(JSON.stringify([s.weights, s.bias])).digest("hex");
+}
+
+/**
+ * The classifier to score each dev file with, so that no file is scored by a model fitted on it. The
+ * first stage never saw dev files (trained on data/train); a stage 2 fitted on dev files (its
+ * `fittedOn` says "real dev") is replaced, per file, by the stage fitted without that file's fold,
+ * from the fold file bench/real-stage2.ts --write leaves in .cache/. Without a matching fold file the
+ * dev files are scored by the first stage alone. `note` says which. Throws on a malformed fold file.
+ */
+export function heldOutClassifiers(model: ModelFile, foldsPath = STAGE2_FOLDS_PATH): { classifierFor: (group: string) => Classifier; note: string } {
+  const whole = modelClassifier(model);
+  if (!model.stage2) return { classifierFor: () => whole, note: "first stage only (the model has no stage 2)" };
+  if (!model.stage2.fittedOn.includes("real dev")) return { classifierFor: () => whole, note: "with stage 2 (fitted without dev files)" };
+  const first = modelClassifier({ ...model, stage2: undefined });
+  if (!existsSync(foldsPath)) {
+    return { classifierFor: () => first, note: `FIRST STAGE ONLY: the model's stage 2 was fitted on these files and ${foldsPath} is missing (run npm run train:stage2)` };
+  }
+  const folds = Stage2FoldsSchema.parse(JSON.parse(readFileSync(foldsPath, "utf8")));
+  if (folds.stage2Sha256 !== stage2Sha256(model.stage2)) {
+    return { classifierFor: () => first, note: `FIRST STAGE ONLY: ${foldsPath} belongs to another stage 2 (run npm run train:stage2)` };
+  }
+  const byFold = folds.stages.map((st) => modelClassifier({ ...model, stage2: { ...(model.stage2 as NonNullable<ModelFile["stage2"]>), weights: st.weights, bias: st.bias } }));
+  return {
+    classifierFor: (group) => {
+      const f = folds.foldOf[group];
+      return f === undefined ? whole : (byFold[f] as Classifier);
+    },
+    note: `with stage 2, grouped ${folds.stages.length}-fold: each file scored by the stage fitted without its fold`,
+  };
+}
+
+/**
+ * Macro-F1 over the classes present in gold or predictions only (scikit-learn's f1_score average="macro"
+ * with its default labels): a language whose files hold no preference line and where none is predicted
+ * is not capped at 0.8 by a class it cannot contain. Reported beside the five-class macro-F1, which the
+ * floors use.
+ */
+export function presentMacroF1(m: Metrics): number {
+  let sum = 0;
+  let n = 0;
+  TYPES.forEach((t, k) => {
+    const predicted = m.confusion.reduce((a, row) => a + (row[k] as number), 0);
+    if (m.perClass[t].support === 0 && predicted === 0) return;
+    sum += m.perClass[t].f1;
+    n++;
+  });
+  return n ? sum / n : 0;
 }

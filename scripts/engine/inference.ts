@@ -6,6 +6,7 @@
 import type { Classifier } from "./classify.js";
 import { forEachUnitFeatures, GROUPS, HASH_BITS } from "./features.js";
 import { le32FromBytes, type ModelFile, modelBytes } from "./model-format.js";
+import { applyStage2, type Stage2Params } from "./stage2.js";
 import { useStemTables } from "./tokenize.js";
 import { type KnowledgeType, TYPES, type Unit } from "./types.js";
 
@@ -216,6 +217,8 @@ export interface PreparedModel {
   bias: Float64Array;
   temperature: number;
   stems: Readonly<Record<string, string>>;
+  /** The model's second stage (stage2.ts), or null when it has none. */
+  stage2: Stage2Params | null;
 }
 
 /**
@@ -233,6 +236,7 @@ export function prepareModel(model: ModelFile): PreparedModel {
     bias: Float64Array.from(model.bias),
     temperature: model.temperature,
     stems: model.stems ?? {},
+    stage2: model.stage2 ?? null,
   };
 }
 
@@ -246,13 +250,14 @@ export function modelClassifier(model: ModelFile): Classifier {
 /**
  * A Classifier over prepared inference tables. One pass over a unit's terms scores all K classes
  * (tfidfDot: the Int8 weights are used as stored, 150 KiB term-major, and stay in cache); each
- * class's scale is applied once per unit. Registers the model's stem tables (useStemTables).
+ * class's scale is applied once per unit; then the model's second stage, when it has one, re-scores
+ * the rows with their sections as context (stage2.ts). Registers the model's stem tables (useStemTables).
  * Throws Error if the weights are not term-major with 5 classes.
  */
 export function preparedClassifier(p: PreparedModel): Classifier {
   const K = TYPES.length;
   useStemTables(p.stems);
-  const { bias, weightScales: wscale, temperature: T } = p;
+  const { bias, weightScales: wscale, temperature: T, stage2 } = p;
   const z = new Float64Array(K);
   const vectorizer = tfidfDot(p.index, p.weights);
   return {
@@ -265,7 +270,7 @@ export function preparedClassifier(p: PreparedModel): Classifier {
         const p = softmax(z, T);
         rows.push({ constraint: p[0] as number, procedural: p[1] as number, belief: p[2] as number, preference: p[3] as number, episodic: p[4] as number });
       });
-      return rows;
+      return stage2 ? applyStage2(units, rows, stage2) : rows;
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import * as z from "zod/mini";
 import { GROUPS, HASH_BITS } from "./features.js";
+import { STAGE2_DIM, STAGE2_LAYOUT } from "./stage2.js";
 import { TYPES } from "./types.js";
 
 export const MODEL_FORMAT = "knowledge-triage/model";
@@ -155,6 +156,19 @@ function buildModelFileSchema() {
       /** Softmax temperature fitted on out-of-fold logits (minimises negative log-likelihood). */
       temperature: z.number().check(z.positive()),
       groupWeights: z.record(z.string(), z.number()),
+      /**
+       * Optional second linear stage (stage2.ts): class-major weights over STAGE2_DIM features of the
+       * layout named, and 5 biases. Absent: the first stage's probabilities are final.
+       */
+      stage2: z.optional(
+        z.object({
+          layout: z.literal(STAGE2_LAYOUT),
+          weights: numberArray.check(z.length(TYPES.length * STAGE2_DIM)),
+          bias: numberArray.check(z.length(TYPES.length)),
+          /** What it was fitted on, for people reading the file. */
+          fittedOn: z.string(),
+        }),
+      ),
       /** Stem tables of the words seen in training, per stemmer language (see useStemTables). */
       stems: z.optional(z.record(z.string(), z.string())),
       metadata: z.object({

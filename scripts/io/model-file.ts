@@ -94,6 +94,7 @@ export function writeModel(path: string, m: ModelFile): number {
     temperature: round(m.temperature, 6),
     groupWeights: m.groupWeights,
     ...(m.stems ? { stems: m.stems } : {}),
+    ...(m.stage2 ? { stage2: m.stage2 } : {}),
     bias: m.bias.map((x) => round(x, 5)),
     terms: m.terms,
     idf: m.idf,

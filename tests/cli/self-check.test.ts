@@ -16,11 +16,13 @@ describe("triage --self-check", () => {
   });
 
   it("exits 1 and names the failures with a model whose weights and biases are zeroed", () => {
-    const model = JSON.parse(readFileSync(bundledModel, "utf8")) as Record<string, unknown> & { bias: number[] };
+    const model = JSON.parse(readFileSync(bundledModel, "utf8")) as Record<string, unknown> & { bias: number[]; stage2?: { weights: number[]; bias: number[] } };
     const zeroed = {
       ...model,
       weights: mapWeights(model, (n) => Buffer.alloc(n).toString("base64")),
       bias: model.bias.map(() => 0),
+      // The second stage zeroed too, so every unit gets five equal probabilities.
+      ...(model.stage2 ? { stage2: { ...model.stage2, weights: model.stage2.weights.map(() => 0), bias: model.stage2.bias.map(() => 0) } } : {}),
     };
     const dir = tempDir("kt-selfcheck-");
     const path = join(dir, "zeroed.json");

@@ -6,6 +6,7 @@ import { classifySentence } from "../../scripts/engine/classify.js";
 import { featureId, GROUPS, HASH_BITS } from "../../scripts/engine/features.js";
 import { decodeFloat32, decodeInt32, dequantizeInt8, encodeFloat32, encodeInt32, MODEL_FORMAT, quantizeInt8, MODEL_VERSION, type ModelFile } from "../../scripts/engine/model-format.js";
 import { modelClassifier } from "../../scripts/engine/inference.js";
+import { STAGE2_DIM, STAGE2_LAYOUT } from "../../scripts/engine/stage2.js";
 import { TYPES } from "../../scripts/engine/types.js";
 import { ModelError } from "../../scripts/errors.js";
 import { loadClassifier } from "../../scripts/io/model-file.js";
@@ -186,6 +187,18 @@ describe("readModel: files", () => {
     // No known feature: every logit is the bias (0), so the five probabilities are equal.
     const none = classifySentence("plain words", c);
     for (const t of TYPES) expect(none.scores[t]).toBeCloseTo(0.2, 10);
+  });
+
+  it("a second stage survives writeModel + readModel and decides the type", () => {
+    const p = join(dir, "stage2.json");
+    // Stage 2 whose only weight is a large bias towards preference: every unit becomes a preference.
+    const stage2 = { layout: STAGE2_LAYOUT, weights: new Array<number>(TYPES.length * STAGE2_DIM).fill(0), bias: [0, 0, 0, 9, 0], fittedOn: "test" };
+    writeModel(p, { ...tinyModel(), stage2 });
+    const m = readModel(p);
+    expect(m.stage2?.bias).toEqual([0, 0, 0, 9, 0]);
+    expect(classifySentence("never", modelClassifier(m)).type).toBe("preference");
+    expect(classifySentence("never", modelClassifier(tinyModel())).type).toBe("constraint");
+    expect(errorFor((x) => (x.stage2 = { ...stage2, weights: [1] })).message).toMatch(/stage2/);
   });
 
   it("decodeFloat32 rejects byte lengths that are not a multiple of 4", () => {
