@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { evaluateDocs } from "../scripts/engine/evaluate.js";
 import { modelClassifier } from "../scripts/engine/inference.js";
 import { formatMetrics } from "../scripts/engine/metrics.js";
-import { TYPES } from "../scripts/engine/types.js";
+import { type KnowledgeType, TYPES } from "../scripts/engine/types.js";
 import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { readModel } from "../scripts/io/model-file.js";
 import { defaultModelPath } from "../scripts/paths.js";
@@ -45,6 +45,17 @@ const f3 = (x: number): string => x.toFixed(3);
 const mark = (ok: boolean): string => (ok ? "ok  " : "MISS");
 
 console.log(`Real dev set: ${set.docs.length} files, ${units.length} scored lines (${cacheDir}); model ${modelPath}; ${heldOut.note}\n`);
+// The commands (classify, compact, decompose, retrieve) decide each unit alone (operators/policy.ts decideUnits:
+// no neighbours or section mates, so a kept unit keeps its type across compaction rounds); the numbers below score
+// units in their file's context, as training does. Both are printed so the product's own number is never hidden.
+const alone = realReport(scoreDocs(set, (g) => {
+  const c = heldOut.classifierFor(g);
+  return { name: c.name, scores: (us) => us.map((u) => c.scores([u])[0] as Record<KnowledgeType, number>) };
+}));
+console.log(
+  `as the commands decide (each unit alone): macro-F1 ${alone.overall.macroF1.toFixed(3)}, rule P/R ${alone.rule.precision.toFixed(3)}/${alone.rule.recall.toFixed(3)}, ` +
+    `constraint P/R ${alone.constraint.precision.toFixed(3)}/${alone.constraint.recall.toFixed(3)}; below: units in file context\n`,
+);
 console.log(formatMetrics("dev set", r.overall));
 console.log("");
 console.log("value vs issue-12 floor");
