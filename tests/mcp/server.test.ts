@@ -116,7 +116,7 @@ describe("triage mcp (bundled server over stdio)", () => {
 
     // An absolute path (as Claude Code's Read and Edit give) selects the same path-scoped rule.
     const abs = await call("retrieve", { query: "checkout page", path: join(project, "src", "web", "Checkout.tsx") });
-    expect((abs.structuredContent?.hits as Array<{ text: string; why: string | null }>).find((h) => h.text.includes(WEB_RULE))?.why).toMatch(/path/);
+    expect(((abs.structuredContent ?? {}).hits as Array<{ text: string; why: string | null }>).find((h) => h.text.includes(WEB_RULE))?.why).toMatch(/path/);
 
     const none = await call("retrieve", { query: "kubernetes helm chart" });
     expect(none.isError).toBeFalsy();
@@ -159,7 +159,7 @@ describe("triage mcp (bundled server over stdio)", () => {
   });
 
   it("a dig after a hook archived another session finds it without restarting the server", async () => {
-    expect(((await call("dig", { query: "回填" })).structuredContent?.hits as unknown[]).length).toBe(0);
+    expect((((await call("dig", { query: "回填" })).structuredContent ?? {}).hits as unknown[]).length).toBe(0);
     await archiveTranscript({ transcriptPath: join(repo, "data", "sessions", "s2-zh-etl", "transcript.jsonl"), rulesDir, sessionId: "7c2d-etl" });
     const d = await call("dig", { query: "回填", k: 2 });
     const hits = d.structuredContent?.hits as Array<{ session: string }>;
