@@ -220,8 +220,8 @@ describe("export: hand edits in whole exported files", () => {
     expect(triage(["export", "--format", "cursor", "--rules-dir", "rules", "--out", "."], { cwd: d }).code).toBe(0);
     const file = join(d, ".cursor/rules/knowledge-triage.mdc");
     const before = readFileSync(file, "utf8");
-    for (const extra of [[], ["--force"], ["--stdout"]]) {
-      const line = expectOneLineError(triage(["export", "--format", "cursor", "--rules-dir", "typo", "--out", ".", ...extra], { cwd: d }));
+    for (const extra of [["--out", "."], ["--out", ".", "--force"], ["--stdout"]]) {
+      const line = expectOneLineError(triage(["export", "--format", "cursor", "--rules-dir", "typo", ...extra], { cwd: d }));
       expect(line).toMatch(/no rules folder at typo/);
     }
     expect(readFileSync(file, "utf8")).toBe(before);
