@@ -36,6 +36,74 @@ function contextText(line: string): string {
 }
 
 /**
+ * The lines of a text as `text.split(/\r\n|\r|\n/)` gives them, kept as offsets (two Int32Arrays) instead of
+ * one string per line: a 50 MB file has about 1.5 million lines, and an array of their strings held 50 MB more
+ * than the text itself for as long as segmentation ran. A line's string is cut from the text when asked for.
+ */
+class Lines {
+  readonly length: number;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  /** The text has no "\r": every separator is one "\n", so consecutive lines are one slice of the text. */
+  private readonly lfOnly: boolean;
+  constructor(private readonly text: string) {
+    let starts = new Int32Array(1024);
+    let ends = new Int32Array(1024);
+    let n = 0;
+    const put = (s: number, e: number): void => {
+      if (n === starts.length) {
+        const s2 = new Int32Array(n * 2);
+        const e2 = new Int32Array(n * 2);
+        s2.set(starts);
+        e2.set(ends);
+        starts = s2;
+        ends = e2;
+      }
+      starts[n] = s;
+      ends[n] = e;
+      n++;
+    };
+    this.lfOnly = !text.includes("\r");
+    let from = 0;
+    if (this.lfOnly) {
+      for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
+        put(from, nl);
+        from = nl + 1;
+      }
+    } else {
+      const sep = /\r\n|\r|\n/g;
+      for (let m = sep.exec(text); m !== null; m = sep.exec(text)) {
+        put(from, m.index);
+        from = m.index + m[0].length;
+      }
+    }
+    put(from, text.length);
+    this.length = n;
+    this.starts = starts;
+    this.ends = ends;
+  }
+
+  /** Line i (0-based), or undefined past either end. */
+  at(i: number): string | undefined {
+    return i >= 0 && i < this.length ? this.text.slice(this.starts[i] as number, this.ends[i] as number) : undefined;
+  }
+
+  /** Lines start..end (inclusive) joined by "\n". */
+  join(start: number, end: number): string {
+    if (start === end || this.lfOnly) return this.text.slice(this.starts[start] as number, this.ends[end] as number);
+    const parts: string[] = [];
+    for (let j = start; j <= end; j++) parts.push(this.at(j) as string);
+    return parts.join("\n");
+  }
+
+  /** True when one of lines from..to (inclusive) is not blank. */
+  someNonBlank(from: number, to: number): boolean {
+    for (let j = from; j <= to; j++) if (!isBlank(this.at(j) as string)) return true;
+    return false;
+  }
+}
+
+/**
  * Split a markdown memory file into units (see `Unit`).
  * Input: the decoded text (a leading BOM and CRLF/CR line endings are accepted and normalised).
  * Output: units in source order; every line (blank or not) belongs to exactly one unit, and
@@ -44,12 +112,23 @@ function contextText(line: string): string {
  * Never throws; an empty string gives [].
  */
 export function segment(source: string): Unit[] {
+  const units: Unit[] = [];
+  for (const batch of segmentBatches(source)) for (const u of batch) units.push(u);
+  return units;
+}
+
+/**
+ * The units of `segment(source)`, the same ones in the same order, handed out in batches of about `size` (at
+ * least 1; a batch may run a few units over) as they are found, so a caller that handles each batch and lets it go
+ * never holds every unit of a large file (classify streams its output this way). Never throws.
+ */
+export function* segmentBatches(source: string, size = 4096): Generator<Unit[]> {
   let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
-  if (text === "") return [];
+  if (text === "") return;
   if (text.endsWith("\r\n")) text = text.slice(0, -2);
   else if (text.endsWith("\n") || text.endsWith("\r")) text = text.slice(0, -1);
-  const lines = text.split(/\r\n|\r|\n/);
-  const units: Unit[] = [];
+  const lines = new Lines(text);
+  let units: Unit[] = [];
   const headingStack: { level: number; text: string }[] = [];
   let listStack: { indent: number; text: string }[] = [];
   let paraLeadIn = "";
@@ -68,7 +147,7 @@ export function segment(source: string): Unit[] {
     const u: Unit = {
       line: start + 1,
       endLine: end + 1,
-      text: lines.slice(start, end + 1).join("\n"),
+      text: lines.join(start, end),
       kind,
       headings: headings(),
       level: 0,
@@ -82,10 +161,10 @@ export function segment(source: string): Unit[] {
 
   let i = 0;
   // YAML frontmatter: "---" on line 1 closed by "---" or "..." (Jekyll/Hugo convention).
-  if (lines[0]?.trimEnd() === "---") {
+  if (lines.at(0)?.trimEnd() === "---") {
     let end = -1;
     for (let j = 1; j < lines.length && j < 500; j++) {
-      const t = lines[j]?.trimEnd();
+      const t = lines.at(j)?.trimEnd();
       if (t === "---" || t === "...") {
         end = j;
         break;
@@ -98,7 +177,11 @@ export function segment(source: string): Unit[] {
   }
 
   while (i < lines.length) {
-    const line = lines[i] as string;
+    if (units.length >= size) {
+      yield units;
+      units = [];
+    }
+    const line = lines.at(i) as string;
     if (isBlank(line)) {
       push("blank", i, i);
       lastListItem = null;
@@ -113,7 +196,7 @@ export function segment(source: string): Unit[] {
       const ch = marker[0] as string;
       let close = -1;
       for (let j = i + 1; j < lines.length; j++) {
-        const t = (lines[j] as string).trim();
+        const t = (lines.at(j) as string).trim();
         if (t.length >= marker.length && t.startsWith(ch.repeat(marker.length)) && /^[`~]+$/.test(t) && t[0] === ch) {
           close = j;
           break;
@@ -121,10 +204,10 @@ export function segment(source: string): Unit[] {
       }
       const last = close === -1 ? lines.length - 1 : close - 1;
       push("fence", i, i);
-      if (last >= i + 1 && lines.slice(i + 1, last + 1).some((l) => !isBlank(l))) {
+      if (last >= i + 1 && lines.someNonBlank(i + 1, last)) {
         const f: Fence = {
           open: line,
-          close: close === -1 ? null : (lines[close] as string),
+          close: close === -1 ? null : (lines.at(close) as string),
           openLine: i + 1,
           closeLine: close === -1 ? null : close + 1,
         };
@@ -168,7 +251,7 @@ export function segment(source: string): Unit[] {
       continue;
     }
     if (isTableRow(line) || (tableHeader !== "" && line.includes("|"))) {
-      const next = lines[i + 1];
+      const next = lines.at(i + 1);
       if (TABLE_SEP_RE.test(line) && line.includes("-")) {
         push("table-separator", i, i);
       } else if (next !== undefined && TABLE_SEP_RE.test(next) && next.includes("-")) {
@@ -192,7 +275,7 @@ export function segment(source: string): Unit[] {
       // Continuation lines: non-blank lines that are not a new block start.
       let end = i;
       for (let j = i + 1; j < lines.length; j++) {
-        const l = lines[j] as string;
+        const l = lines.at(j) as string;
         if (isBlank(l) || LIST_RE.test(l) || FENCE_RE.test(l) || HR_RE.test(l) || isTableRow(l)) break;
         if (HEADING_RE.test(l) && indentOf(l) < 4) break;
         end = j;
@@ -213,7 +296,7 @@ export function segment(source: string): Unit[] {
     prevNonBlank = ctx;
     i++;
   }
-  return units;
+  if (units.length > 0) yield units;
 }
 
 /** True when the unit is structure (never classified, never scored). */

@@ -1,7 +1,9 @@
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STRUCTURE_KINDS, type Unit } from "../../scripts/engine/types.js";
-import { isStructure, segment } from "../../scripts/engine/units.js";
+import { isStructure, segment, segmentBatches } from "../../scripts/engine/units.js";
 
 /** Compact view of units for assertions: [firstLine, lastLine, kind]. */
 const shape = (units: Unit[]): [number, number, string][] => units.map((u) => [u.line, u.endLine, u.kind]);
@@ -400,4 +402,26 @@ describe("segment: properties", () => {
       { numRuns: 300 },
     );
   }, 60_000);
+});
+
+describe("segmentBatches", () => {
+  const example = readFileSync(join(import.meta.dirname, "..", "..", "examples", "CLAUDE.md"), "utf8");
+  // The example with its line feeds as CRLF, as CR, and mixed (every third line CRLF), plus a fence left open.
+  const variants: Array<[string, string]> = [
+    ["LF", example],
+    ["CRLF", example.replaceAll("\n", "\r\n")],
+    ["CR", example.replaceAll("\n", "\r")],
+    ["mixed", example.split("\n").map((l, i) => l + (i % 3 === 0 ? "\r\n" : "\n")).join("")],
+    ["open fence", `${example}\n\`\`\`sh\nnpm test\n\n- not a list item inside the fence\n`],
+  ];
+  it.each(variants)("gives the units of segment, in batches, each unit's text being its source lines (%s)", (_, text) => {
+    const all = segment(text);
+    const batches = [...segmentBatches(text, 7)];
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.slice(0, -1).every((b) => b.length >= 7)).toBe(true);
+    expect(batches.flat()).toEqual(all);
+    const lines = text.replace(/\r\n$|\r$|\n$/, "").split(/\r\n|\r|\n/);
+    for (const u of all) expect(u.text).toBe(lines.slice(u.line - 1, u.endLine).join("\n"));
+    expect(all.at(-1)?.endLine).toBe(lines.length);
+  });
 });
