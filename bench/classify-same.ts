@@ -40,8 +40,22 @@ function digest(bundle: string, args: string[]): string {
   return `${r.status} ${createHash("sha256").update(r.stdout).digest("hex")} ${createHash("sha256").update(r.stderr).digest("hex")}`;
 }
 
+// The whole set in other encodings and line endings: CRLF with a UTF-8 byte order mark, CR, UTF-16LE, and
+// UTF-8 cut inside a multi-byte character with a stray invalid byte and a NUL (both decoders' replacement paths).
+const variants: Array<[string, Buffer]> = [
+  ["crlf-bom.md", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(one.replaceAll("\n", "\r\n"))])],
+  ["cr.md", Buffer.from(one.replaceAll("\n", "\r"))],
+  ["utf16le.md", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(one, "utf16le")])],
+  ["invalid.md", (() => {
+    const b = Buffer.from(one);
+    const cut = b.indexOf(Buffer.from("订")) + 1;
+    return Buffer.concat([b.subarray(0, cut), Buffer.from("\n- x "), Buffer.from([0xff]), Buffer.from(" y\0\n"), b.subarray(cut), Buffer.from([0xe8, 0xae])]);
+  })()],
+];
+for (const [name, bytes] of variants) writeFileSync(join(dir, name), bytes);
 const cases: string[][] = [];
 for (const f of files) cases.push([f, "--json"], [f]);
+for (const [name] of variants) cases.push([join(dir, name), "--json"], [join(dir, name)]);
 cases.push([...files, "--json"], [...files], [big, "--json"], [big]);
 let differ = 0;
 try {

@@ -35,10 +35,15 @@ function contextText(line: string): string {
     .trim();
 }
 
+/** Decodes line bytes; invalid UTF-8 becomes U+FFFD as when the whole input is decoded at once (io/text-io.ts). */
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+
 /**
  * The lines of a text as `text.split(/\r\n|\r|\n/)` gives them, kept as offsets (two Int32Arrays) instead of
  * one string per line: a 50 MB file has about 1.5 million lines, and an array of their strings held 50 MB more
  * than the text itself for as long as segmentation ran. A line's string is cut from the text when asked for.
+ * The text may also be UTF-8 bytes (offsets are then byte offsets, and a line is decoded when asked for: "\r"
+ * and "\n" never occur inside a multi-byte sequence, so each line decodes to what it is in the decoded whole).
  */
 class Lines {
   readonly length: number;
@@ -46,7 +51,7 @@ class Lines {
   private readonly ends: Int32Array;
   /** The text has no "\r": every separator is one "\n", so consecutive lines are one slice of the text. */
   private readonly lfOnly: boolean;
-  constructor(private readonly text: string) {
+  constructor(private readonly text: string | Uint8Array) {
     let starts = new Int32Array(1024);
     let ends = new Int32Array(1024);
     let n = 0;
@@ -63,18 +68,29 @@ class Lines {
       ends[n] = e;
       n++;
     };
-    this.lfOnly = !text.includes("\r");
+    const lf = typeof text === "string" ? "\n" : 10;
+    const cr = typeof text === "string" ? "\r" : 13;
+    this.lfOnly = !(text as { includes(c: string | number): boolean }).includes(cr);
     let from = 0;
     if (this.lfOnly) {
-      for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", from)) {
+      const find = (text as { indexOf(c: string | number, from: number): number }).indexOf.bind(text);
+      for (let nl = find(lf, 0); nl !== -1; nl = find(lf, from)) {
         put(from, nl);
         from = nl + 1;
       }
-    } else {
+    } else if (typeof text === "string") {
       const sep = /\r\n|\r|\n/g;
       for (let m = sep.exec(text); m !== null; m = sep.exec(text)) {
         put(from, m.index);
         from = m.index + m[0].length;
+      }
+    } else {
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c !== 10 && c !== 13) continue;
+        put(from, i);
+        if (c === 13 && text[i + 1] === 10) i++;
+        from = i + 1;
       }
     }
     put(from, text.length);
@@ -83,14 +99,18 @@ class Lines {
     this.ends = ends;
   }
 
+  private cut(from: number, to: number): string {
+    return typeof this.text === "string" ? this.text.slice(from, to) : utf8.decode(this.text.subarray(from, to));
+  }
+
   /** Line i (0-based), or undefined past either end. */
   at(i: number): string | undefined {
-    return i >= 0 && i < this.length ? this.text.slice(this.starts[i] as number, this.ends[i] as number) : undefined;
+    return i >= 0 && i < this.length ? this.cut(this.starts[i] as number, this.ends[i] as number) : undefined;
   }
 
   /** Lines start..end (inclusive) joined by "\n". */
   join(start: number, end: number): string {
-    if (start === end || this.lfOnly) return this.text.slice(this.starts[start] as number, this.ends[end] as number);
+    if (start === end || this.lfOnly) return this.cut(this.starts[start] as number, this.ends[end] as number);
     const parts: string[] = [];
     for (let j = start; j <= end; j++) parts.push(this.at(j) as string);
     return parts.join("\n");
@@ -101,6 +121,21 @@ class Lines {
     for (let j = from; j <= to; j++) if (!isBlank(this.at(j) as string)) return true;
     return false;
   }
+}
+
+/** `source` without a leading byte order mark and one trailing line break (string or UTF-8 bytes). */
+function trimmed(source: string | Uint8Array): string | Uint8Array {
+  if (typeof source === "string") {
+    let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+    if (text.endsWith("\r\n")) text = text.slice(0, -2);
+    else if (text.endsWith("\n") || text.endsWith("\r")) text = text.slice(0, -1);
+    return text;
+  }
+  let b = source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf ? source.subarray(3) : source;
+  const n = b.length;
+  if (n >= 2 && b[n - 2] === 13 && b[n - 1] === 10) b = b.subarray(0, n - 2);
+  else if (n >= 1 && (b[n - 1] === 10 || b[n - 1] === 13)) b = b.subarray(0, n - 1);
+  return b;
 }
 
 /**
@@ -120,14 +155,13 @@ export function segment(source: string): Unit[] {
 /**
  * The units of `segment(source)`, the same ones in the same order, handed out in batches of about `size` (at
  * least 1; a batch may run a few units over) as they are found, so a caller that handles each batch and lets it go
- * never holds every unit of a large file (classify streams its output this way). Never throws.
+ * never holds every unit of a large file (classify streams its output this way). `source` may also be the
+ * file's UTF-8 bytes (io/text-io.ts readInputLines): the units are those of segment(the decoded text), with no
+ * decoded copy of the whole file held. Never throws.
  */
-export function* segmentBatches(source: string, size = 4096): Generator<Unit[]> {
-  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
-  if (text === "") return;
-  if (text.endsWith("\r\n")) text = text.slice(0, -2);
-  else if (text.endsWith("\n") || text.endsWith("\r")) text = text.slice(0, -1);
-  const lines = new Lines(text);
+export function* segmentBatches(source: string | Uint8Array, size = 4096): Generator<Unit[]> {
+  if (source.length === 0 || (typeof source === "string" ? source === "\ufeff" : source.length === 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf)) return;
+  const lines = new Lines(trimmed(source));
   let units: Unit[] = [];
   const headingStack: { level: number; text: string }[] = [];
   let listStack: { indent: number; text: string }[] = [];

@@ -424,4 +424,25 @@ describe("segmentBatches", () => {
     for (const u of all) expect(u.text).toBe(lines.slice(u.line - 1, u.endLine).join("\n"));
     expect(all.at(-1)?.endLine).toBe(lines.length);
   });
+
+  it.each(variants)("gives the units of the decoded text from UTF-8 bytes (%s)", (_, text) => {
+    expect([...segmentBatches(Buffer.from(text), 5)].flat()).toEqual(segment(text));
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    expect([...segmentBatches(withBom)].flat()).toEqual(segment(`\ufeff${text}`));
+  });
+
+  it("decodes invalid UTF-8 line by line as the whole input decodes (U+FFFD), across line ends", () => {
+    const zh = Buffer.from("# 规则\n- 不要提交密钥\r\n");
+    // A character cut before a line feed, a stray byte, a cut character at the very end.
+    const bytes = Buffer.concat([zh.subarray(0, 9), Buffer.from("\n- a "), Buffer.from([0xff]), Buffer.from(" b\n"), zh.subarray(9), Buffer.from([0xe8, 0xae])]);
+    const units = [...segmentBatches(bytes, 1)].flat();
+    expect(units).toEqual(segment(new TextDecoder().decode(bytes)));
+    expect(units.map((u) => u.text).join("|")).toContain("\ufffd");
+  });
+
+  it("gives no units for empty input or a lone byte order mark, as segment does", () => {
+    expect([...segmentBatches(new Uint8Array(0))]).toEqual([]);
+    expect([...segmentBatches(Buffer.from([0xef, 0xbb, 0xbf]))]).toEqual([]);
+    expect([...segmentBatches(Buffer.from("\n"))].flat()).toEqual(segment("\n"));
+  });
 });

@@ -79,7 +79,9 @@ export async function updateIndex(transcriptFile: string, indexFile: string, fro
  * spellings of the type token are the ones cannotBeUser accepts.
  */
 function mayHoldMessage(bytes: Buffer): boolean {
-  return bytes.indexOf('"type":"assistant"') !== -1 || bytes.indexOf('"type": "assistant"') !== -1 || !cannotBeUser(bytes);
+  if (!cannotBeUser(bytes)) return true;
+  // One scan of the line for both spellings (a tool result's 20 kB are read once here, not twice).
+  return bytes.indexOf('"assistant"') !== -1 && (bytes.indexOf('"type":"assistant"') !== -1 || bytes.indexOf('"type": "assistant"') !== -1);
 }
 
 /** One search result: the id for `dig read`, where and when it was said, and a short redacted snippet. */
