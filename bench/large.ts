@@ -9,7 +9,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const repo = resolve(import.meta.dirname, "..");
@@ -91,4 +91,5 @@ try {
 }
 
 const w = [0, 1, 2].map((k) => Math.max(...rows.map((r) => String(r[k]).length)));
+console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} (${cpus().length} CPUs)`);
 for (const [name, value, floor, ok] of rows) console.log(`${name.padEnd(w[0] as number)}  ${value.padEnd(w[1] as number)}  ${floor.padEnd(w[2] as number)}  ${floor === "(info)" ? "" : ok ? "ok" : "BELOW FLOOR"}`);
