@@ -21,7 +21,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { jsonl } from "../tests/fixtures/memory/jsonl.js";
 import { ruleTurns, templateRules } from "../tests/fixtures/memory/many-rules.js";
@@ -239,7 +239,7 @@ if (!process.argv.includes("--no-200")) {
   rss200 = run([bundle, "hook", "pre-compact"], fresh(99, big)).rssMb;
   rmSync(big);
 }
-console.log("Floors (issue 14), side by side with `node -e 0`, medians of " + N);
+console.log(`Floors (issue 14), side by side with \`node -e 0\`, medians of ${N}; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} (${cpus().length} CPUs)`);
 for (const f of floors) {
   const ok = f.ratio <= f.max;
   console.log(`${f.name.padEnd(64)} ${f.ratio.toFixed(2).padStart(6)}x (floor ${f.max}x) ${ok ? "PASS" : "FAIL"}${f.rss !== undefined ? `  peak RSS ${f.rss.toFixed(0)} MiB` : ""}`);

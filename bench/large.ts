@@ -5,11 +5,11 @@
  * Prints wall time, peak RSS (from /usr/bin/time when present), classify's units/s end to end, and the floors:
  * classify at most 300 MB peak and at least 100,000 units/s end to end in one process; compact and retrieve linear
  * (the full size at most 5 x the quarter's time, 4 x the input); decompose at most 16 x its input + 1 MB written.
- * Usage: npm run bench:large [-- --mb 50 --decompose-mb 1]
+ * Usage: npm run bench:large [-- --mb 50 --decompose-mb 1] (`--classify-only`: the classify rows alone)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const repo = resolve(import.meta.dirname, "..");
@@ -51,6 +51,9 @@ function makeBase(dir: string, name: string, mb: number): string {
   return file;
 }
 
+/** Thrown after the classify rows with `--classify-only`: skips compact, retrieve and decompose. */
+class ClassifyOnly extends Error {}
+
 const rows: [string, string, string, boolean][] = [];
 function check(name: string, value: string, floor: string, ok: boolean): void {
   rows.push([name, value, floor, ok]);
@@ -70,6 +73,7 @@ try {
   const ups = units / (c.ms / 1000);
   check(`classify ${fullMb.toFixed(0)} MB: end to end`, `${Math.round(ups).toLocaleString("en")} units/s (${units.toLocaleString("en")} units)`, ">= 100,000 units/s", ups >= 100_000);
 
+  if (process.argv.includes("--classify-only")) throw new ClassifyOnly();
   for (const [name, args] of [
     ["compact --ratio 0.8", (f: string) => ["compact", f, "--ratio", "0.8", "-o", join(dir, "compact.md"), "--force"]],
     ["retrieve", (f: string) => ["retrieve", "how do we run the database migrations", "--base", f, "-k", "10"]],
@@ -86,9 +90,12 @@ try {
   const written = existsSync(join(dir, "decomposed")) ? readdirSync(join(dir, "decomposed")).reduce((n, f) => n + statSync(join(dir, "decomposed", f)).size, 0) : 0;
   const inBytes = statSync(small).size;
   check(`decompose ${(inBytes / (1024 * 1024)).toFixed(1)} MB`, `${fmtRun(d)}, wrote ${(written / (1024 * 1024)).toFixed(1)} MB (${(written / inBytes).toFixed(1)} x)`, "<= 16 x + 1 MB", d.code === 0 && written <= 16 * inBytes + 1024 * 1024);
+} catch (e) {
+  if (!(e instanceof ClassifyOnly)) throw e;
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
 const w = [0, 1, 2].map((k) => Math.max(...rows.map((r) => String(r[k]).length)));
+console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} (${cpus().length} CPUs)`);
 for (const [name, value, floor, ok] of rows) console.log(`${name.padEnd(w[0] as number)}  ${value.padEnd(w[1] as number)}  ${floor.padEnd(w[2] as number)}  ${floor === "(info)" ? "" : ok ? "ok" : "BELOW FLOOR"}`);

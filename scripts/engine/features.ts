@@ -480,8 +480,26 @@ export function sectionFeatures(units: readonly Unit[], analyses: readonly UnitA
  */
 export function forEachUnitFeatures(units: readonly Unit[], each: (i: number, features: FeatureBuffer) => void): void {
   const analyses = units.map(analyze);
-  const section = sectionFeatures(units, analyses);
-  const buf = new FeatureBuffer();
+  // A unit on its own (decideUnits scores every unit alone) is "alone" in its section with no neighbours: the
+  // same ids sectionFeatures gives, without its per-call tables.
+  const section = units.length === 1 ? ALONE : sectionFeatures(units, analyses);
+  // The buffer is reused from call to call (a fresh 2 KB typed array per one-unit call cost more than the
+  // unit's features); a call made from inside `each` gets its own.
+  const buf = spare ?? new FeatureBuffer();
+  spare = undefined;
+  try {
+    forEachWith(units, analyses, section, buf, each);
+  } finally {
+    spare = buf;
+  }
+}
+
+/** The section ids of a one-unit sequence (see sectionFeatures): "alone", nothing before or after it. */
+const ALONE = { ids: Int32Array.of(X_ALONE), count: Uint8Array.of(1) };
+/** A FeatureBuffer not in use by any forEachUnitFeatures call. */
+let spare: FeatureBuffer | undefined = new FeatureBuffer();
+
+function forEachWith(units: readonly Unit[], analyses: readonly UnitAnalysis[], section: { ids: Int32Array; count: Uint8Array }, buf: FeatureBuffer, each: (i: number, features: FeatureBuffer) => void): void {
   for (let i = 0; i < units.length; i++) {
     buf.n = 0;
     unitFeatures(buf, units[i] as Unit, units[i - 1], units[i + 1], analyses[i] as UnitAnalysis, analyses[i - 1]?.date ?? false);

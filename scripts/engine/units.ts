@@ -35,6 +35,109 @@ function contextText(line: string): string {
     .trim();
 }
 
+/** Decodes line bytes; invalid UTF-8 becomes U+FFFD as when the whole input is decoded at once (io/text-io.ts). */
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+
+/**
+ * The lines of a text as `text.split(/\r\n|\r|\n/)` gives them, kept as offsets (two Int32Arrays) instead of
+ * one string per line: a 50 MB file has about 1.5 million lines, and an array of their strings held 50 MB more
+ * than the text itself for as long as segmentation ran. A line's string is cut from the text when asked for.
+ * The text may also be UTF-8 bytes (offsets are then byte offsets, and a line is decoded when asked for: "\r"
+ * and "\n" never occur inside a multi-byte sequence, so each line decodes to what it is in the decoded whole).
+ */
+class Lines {
+  readonly length: number;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  /** The text has no "\r": every separator is one "\n", so consecutive lines are one slice of the text. */
+  private readonly lfOnly: boolean;
+  constructor(private readonly text: string | Uint8Array) {
+    let starts = new Int32Array(1024);
+    let ends = new Int32Array(1024);
+    let n = 0;
+    const put = (s: number, e: number): void => {
+      if (n === starts.length) {
+        const s2 = new Int32Array(n * 2);
+        const e2 = new Int32Array(n * 2);
+        s2.set(starts);
+        e2.set(ends);
+        starts = s2;
+        ends = e2;
+      }
+      starts[n] = s;
+      ends[n] = e;
+      n++;
+    };
+    const lf = typeof text === "string" ? "\n" : 10;
+    const cr = typeof text === "string" ? "\r" : 13;
+    this.lfOnly = !(text as { includes(c: string | number): boolean }).includes(cr);
+    let from = 0;
+    if (this.lfOnly) {
+      const find = (text as { indexOf(c: string | number, from: number): number }).indexOf.bind(text);
+      for (let nl = find(lf, 0); nl !== -1; nl = find(lf, from)) {
+        put(from, nl);
+        from = nl + 1;
+      }
+    } else if (typeof text === "string") {
+      const sep = /\r\n|\r|\n/g;
+      for (let m = sep.exec(text); m !== null; m = sep.exec(text)) {
+        put(from, m.index);
+        from = m.index + m[0].length;
+      }
+    } else {
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (c !== 10 && c !== 13) continue;
+        put(from, i);
+        if (c === 13 && text[i + 1] === 10) i++;
+        from = i + 1;
+      }
+    }
+    put(from, text.length);
+    this.length = n;
+    this.starts = starts;
+    this.ends = ends;
+  }
+
+  private cut(from: number, to: number): string {
+    return typeof this.text === "string" ? this.text.slice(from, to) : utf8.decode(this.text.subarray(from, to));
+  }
+
+  /** Line i (0-based), or undefined past either end. */
+  at(i: number): string | undefined {
+    return i >= 0 && i < this.length ? this.cut(this.starts[i] as number, this.ends[i] as number) : undefined;
+  }
+
+  /** Lines start..end (inclusive) joined by "\n". */
+  join(start: number, end: number): string {
+    if (start === end || this.lfOnly) return this.cut(this.starts[start] as number, this.ends[end] as number);
+    const parts: string[] = [];
+    for (let j = start; j <= end; j++) parts.push(this.at(j) as string);
+    return parts.join("\n");
+  }
+
+  /** True when one of lines from..to (inclusive) is not blank. */
+  someNonBlank(from: number, to: number): boolean {
+    for (let j = from; j <= to; j++) if (!isBlank(this.at(j) as string)) return true;
+    return false;
+  }
+}
+
+/** `source` without a leading byte order mark and one trailing line break (string or UTF-8 bytes). */
+function trimmed(source: string | Uint8Array): string | Uint8Array {
+  if (typeof source === "string") {
+    let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+    if (text.endsWith("\r\n")) text = text.slice(0, -2);
+    else if (text.endsWith("\n") || text.endsWith("\r")) text = text.slice(0, -1);
+    return text;
+  }
+  let b = source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf ? source.subarray(3) : source;
+  const n = b.length;
+  if (n >= 2 && b[n - 2] === 13 && b[n - 1] === 10) b = b.subarray(0, n - 2);
+  else if (n >= 1 && (b[n - 1] === 10 || b[n - 1] === 13)) b = b.subarray(0, n - 1);
+  return b;
+}
+
 /**
  * Split a markdown memory file into units (see `Unit`).
  * Input: the decoded text (a leading BOM and CRLF/CR line endings are accepted and normalised).
@@ -44,12 +147,22 @@ function contextText(line: string): string {
  * Never throws; an empty string gives [].
  */
 export function segment(source: string): Unit[] {
-  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
-  if (text === "") return [];
-  if (text.endsWith("\r\n")) text = text.slice(0, -2);
-  else if (text.endsWith("\n") || text.endsWith("\r")) text = text.slice(0, -1);
-  const lines = text.split(/\r\n|\r|\n/);
   const units: Unit[] = [];
+  for (const batch of segmentBatches(source)) for (const u of batch) units.push(u);
+  return units;
+}
+
+/**
+ * The units of `segment(source)`, the same ones in the same order, handed out in batches of about `size` (at
+ * least 1; a batch may run a few units over) as they are found, so a caller that handles each batch and lets it go
+ * never holds every unit of a large file (classify streams its output this way). `source` may also be the
+ * file's UTF-8 bytes (io/text-io.ts readInputLines): the units are those of segment(the decoded text), with no
+ * decoded copy of the whole file held. Never throws.
+ */
+export function* segmentBatches(source: string | Uint8Array, size = 4096): Generator<Unit[]> {
+  if (source.length === 0 || (typeof source === "string" ? source === "\ufeff" : source.length === 3 && source[0] === 0xef && source[1] === 0xbb && source[2] === 0xbf)) return;
+  const lines = new Lines(trimmed(source));
+  let units: Unit[] = [];
   const headingStack: { level: number; text: string }[] = [];
   let listStack: { indent: number; text: string }[] = [];
   let paraLeadIn = "";
@@ -68,7 +181,7 @@ export function segment(source: string): Unit[] {
     const u: Unit = {
       line: start + 1,
       endLine: end + 1,
-      text: lines.slice(start, end + 1).join("\n"),
+      text: lines.join(start, end),
       kind,
       headings: headings(),
       level: 0,
@@ -82,10 +195,10 @@ export function segment(source: string): Unit[] {
 
   let i = 0;
   // YAML frontmatter: "---" on line 1 closed by "---" or "..." (Jekyll/Hugo convention).
-  if (lines[0]?.trimEnd() === "---") {
+  if (lines.at(0)?.trimEnd() === "---") {
     let end = -1;
     for (let j = 1; j < lines.length && j < 500; j++) {
-      const t = lines[j]?.trimEnd();
+      const t = lines.at(j)?.trimEnd();
       if (t === "---" || t === "...") {
         end = j;
         break;
@@ -98,7 +211,11 @@ export function segment(source: string): Unit[] {
   }
 
   while (i < lines.length) {
-    const line = lines[i] as string;
+    if (units.length >= size) {
+      yield units;
+      units = [];
+    }
+    const line = lines.at(i) as string;
     if (isBlank(line)) {
       push("blank", i, i);
       lastListItem = null;
@@ -113,7 +230,7 @@ export function segment(source: string): Unit[] {
       const ch = marker[0] as string;
       let close = -1;
       for (let j = i + 1; j < lines.length; j++) {
-        const t = (lines[j] as string).trim();
+        const t = (lines.at(j) as string).trim();
         if (t.length >= marker.length && t.startsWith(ch.repeat(marker.length)) && /^[`~]+$/.test(t) && t[0] === ch) {
           close = j;
           break;
@@ -121,10 +238,10 @@ export function segment(source: string): Unit[] {
       }
       const last = close === -1 ? lines.length - 1 : close - 1;
       push("fence", i, i);
-      if (last >= i + 1 && lines.slice(i + 1, last + 1).some((l) => !isBlank(l))) {
+      if (last >= i + 1 && lines.someNonBlank(i + 1, last)) {
         const f: Fence = {
           open: line,
-          close: close === -1 ? null : (lines[close] as string),
+          close: close === -1 ? null : (lines.at(close) as string),
           openLine: i + 1,
           closeLine: close === -1 ? null : close + 1,
         };
@@ -168,7 +285,7 @@ export function segment(source: string): Unit[] {
       continue;
     }
     if (isTableRow(line) || (tableHeader !== "" && line.includes("|"))) {
-      const next = lines[i + 1];
+      const next = lines.at(i + 1);
       if (TABLE_SEP_RE.test(line) && line.includes("-")) {
         push("table-separator", i, i);
       } else if (next !== undefined && TABLE_SEP_RE.test(next) && next.includes("-")) {
@@ -192,7 +309,7 @@ export function segment(source: string): Unit[] {
       // Continuation lines: non-blank lines that are not a new block start.
       let end = i;
       for (let j = i + 1; j < lines.length; j++) {
-        const l = lines[j] as string;
+        const l = lines.at(j) as string;
         if (isBlank(l) || LIST_RE.test(l) || FENCE_RE.test(l) || HR_RE.test(l) || isTableRow(l)) break;
         if (HEADING_RE.test(l) && indentOf(l) < 4) break;
         end = j;
@@ -213,7 +330,7 @@ export function segment(source: string): Unit[] {
     prevNonBlank = ctx;
     i++;
   }
-  return units;
+  if (units.length > 0) yield units;
 }
 
 /** True when the unit is structure (never classified, never scored). */

@@ -2,6 +2,7 @@
  * Text I/O at the edge: reading a file or stdin as decoded text, writing stdout and one-line stderr messages.
  * The engine never imports this module.
  */
+import { isUtf8 } from "node:buffer";
 import { writeSync } from "node:fs";
 import { UsageError, WriteError } from "../errors.js";
 import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./read-files.js";
@@ -88,6 +89,32 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
   }
   if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
   return { name, text, warnings };
+}
+
+/** Input for line-by-line use (classify): UTF-8 bytes kept as they are, or the decoded text of UTF-16 input. */
+export interface LineInput {
+  name: string;
+  /** UTF-8 bytes (BOM kept; engine/units.ts segmentBatches strips it), or text decoded from UTF-16. */
+  source: string | Uint8Array;
+  warnings: string[];
+}
+
+/**
+ * Like readInput, but UTF-8 input is not decoded into one string: its bytes are returned (a 50 MB file is 50 MB
+ * of bytes but, with one character outside Latin-1, 100 MB of UTF-16 string) with the same warnings readInput
+ * gives (invalid UTF-8, checked without decoding; NUL bytes). UTF-16 input (a byte-order mark) comes decoded.
+ * Throws what readInput throws.
+ */
+export function readInputLines(path: string): LineInput {
+  const bytes = path === "-" ? readStdin() : readFileCapped(path, { maxBytes: INPUT_MAX_BYTES, pipes: true });
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    const d = decodeBytes(bytes, path);
+    return { name: d.name, source: d.text, warnings: d.warnings };
+  }
+  const warnings: string[] = [];
+  if (!isUtf8(bytes)) warnings.push(`${path}: not valid UTF-8; invalid bytes replaced with U+FFFD`);
+  if (bytes.includes(0)) warnings.push(`${path}: contains NUL bytes (binary file?)`);
+  return { name: path, source: bytes, warnings };
 }
 
 /**

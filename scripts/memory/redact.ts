@@ -67,6 +67,10 @@ export function ownSecretRanges(text: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const p of PATTERNS) {
     if (p.hint && !p.hint.test(text)) continue;
+    // One test first: matchAll copies the regex and builds an iterator, which cost more than the search itself
+    // on the short texts most patterns do not match.
+    p.re.lastIndex = 0;
+    if (!p.re.test(text)) continue;
     p.re.lastIndex = 0;
     for (const m of text.matchAll(p.re)) {
       const g = p.group ?? 0;

@@ -1,7 +1,9 @@
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STRUCTURE_KINDS, type Unit } from "../../scripts/engine/types.js";
-import { isStructure, segment } from "../../scripts/engine/units.js";
+import { isStructure, segment, segmentBatches } from "../../scripts/engine/units.js";
 
 /** Compact view of units for assertions: [firstLine, lastLine, kind]. */
 const shape = (units: Unit[]): [number, number, string][] => units.map((u) => [u.line, u.endLine, u.kind]);
@@ -400,4 +402,47 @@ describe("segment: properties", () => {
       { numRuns: 300 },
     );
   }, 60_000);
+});
+
+describe("segmentBatches", () => {
+  const example = readFileSync(join(import.meta.dirname, "..", "..", "examples", "CLAUDE.md"), "utf8");
+  // The example with its line feeds as CRLF, as CR, and mixed (every third line CRLF), plus a fence left open.
+  const variants: Array<[string, string]> = [
+    ["LF", example],
+    ["CRLF", example.replaceAll("\n", "\r\n")],
+    ["CR", example.replaceAll("\n", "\r")],
+    ["mixed", example.split("\n").map((l, i) => l + (i % 3 === 0 ? "\r\n" : "\n")).join("")],
+    ["open fence", `${example}\n\`\`\`sh\nnpm test\n\n- not a list item inside the fence\n`],
+  ];
+  it.each(variants)("gives the units of segment, in batches, each unit's text being its source lines (%s)", (_, text) => {
+    const all = segment(text);
+    const batches = [...segmentBatches(text, 7)];
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.slice(0, -1).every((b) => b.length >= 7)).toBe(true);
+    expect(batches.flat()).toEqual(all);
+    const lines = text.replace(/\r\n$|\r$|\n$/, "").split(/\r\n|\r|\n/);
+    for (const u of all) expect(u.text).toBe(lines.slice(u.line - 1, u.endLine).join("\n"));
+    expect(all.at(-1)?.endLine).toBe(lines.length);
+  });
+
+  it.each(variants)("gives the units of the decoded text from UTF-8 bytes (%s)", (_, text) => {
+    expect([...segmentBatches(Buffer.from(text), 5)].flat()).toEqual(segment(text));
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    expect([...segmentBatches(withBom)].flat()).toEqual(segment(`\ufeff${text}`));
+  });
+
+  it("decodes invalid UTF-8 line by line as the whole input decodes (U+FFFD), across line ends", () => {
+    const zh = Buffer.from("# 规则\n- 不要提交密钥\r\n");
+    // A character cut before a line feed, a stray byte, a cut character at the very end.
+    const bytes = Buffer.concat([zh.subarray(0, 9), Buffer.from("\n- a "), Buffer.from([0xff]), Buffer.from(" b\n"), zh.subarray(9), Buffer.from([0xe8, 0xae])]);
+    const units = [...segmentBatches(bytes, 1)].flat();
+    expect(units).toEqual(segment(new TextDecoder().decode(bytes)));
+    expect(units.map((u) => u.text).join("|")).toContain("\ufffd");
+  });
+
+  it("gives no units for empty input or a lone byte order mark, as segment does", () => {
+    expect([...segmentBatches(new Uint8Array(0))]).toEqual([]);
+    expect([...segmentBatches(Buffer.from([0xef, 0xbb, 0xbf]))]).toEqual([]);
+    expect([...segmentBatches(Buffer.from("\n"))].flat()).toEqual(segment("\n"));
+  });
 });

@@ -1,9 +1,11 @@
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { archiveDir, archiveTranscript, listArchive, loadArchiveSettings } from "../../scripts/memory/archive/archive.js";
-import { DigIndex, readMessage } from "../../scripts/memory/archive/dig-index.js";
+import { DigIndex, INDEX_TEXT_MAX_CHARS, readMessage } from "../../scripts/memory/archive/dig-index.js";
+import { archivedMessage } from "../../scripts/memory/archive/messages.js";
+import { redactSync } from "../../scripts/memory/redact.js";
 
 const repo = resolve(import.meta.dirname, "..", "..");
 const zh = join(repo, "data", "sessions", "s2-zh-etl", "transcript.jsonl");
@@ -129,6 +131,59 @@ describe("DigIndex.refresh", () => {
     // Retention removed a session: the index says so, and a new load is needed.
     rmSync(join(root, "b"), { recursive: true });
     expect(ix.refresh(root)).toBe(false);
+  });
+});
+
+describe("updateIndex skips lines before parsing them", () => {
+  // The reference parses every line, as the index did before it skipped tool results and meta lines unparsed.
+  function reference(file: string): Array<{ o: number; e: number; r: string; x: string }> {
+    const out: Array<{ o: number; e: number; r: string; m?: string; x: string }> = [];
+    let at = 0;
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      const start = at;
+      at += Buffer.byteLength(line) + 1;
+      if (at > statSync(file).size) break;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const m = archivedMessage(obj);
+      if (!m) continue;
+      const prev = out.at(-1);
+      if (prev && m.messageId && prev.m === m.messageId && prev.e === start) {
+        prev.e = at;
+        prev.x = `${prev.x}\n${m.text}`;
+      } else out.push({ o: start, e: at, r: m.role, m: m.messageId, x: m.text });
+    }
+    return out.map((r) => ({ o: r.o, e: r.e, r: r.r, x: redactSync(r.x).slice(0, INDEX_TEXT_MAX_CHARS) }));
+  }
+  const sessions = join(repo, "data", "sessions");
+  const real = readdirSync(sessions).filter((d) => existsSync(join(sessions, d, "transcript.jsonl")));
+
+  it("indexes the same messages as parsing every line, on every real session and on odd line shapes", async () => {
+    const { rulesDir, transcript } = temp();
+    // Odd but valid shapes: a text block beside a tool result, a spaced type token, a meta line, a tool result alone.
+    const odd = [
+      { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }, { type: "text", text: "Never force-push to main." }] }, uuid: "o1" },
+      { type: "user", message: { role: "user", content: [{ tool_use_id: "t2", type: "tool_result", content: "file text" }] }, uuid: "o2" },
+      { type: "user", isMeta: true, message: { role: "user", content: "Caveat: meta" }, uuid: "o3" },
+    ].map((o) => JSON.stringify(o));
+    odd.push('{"type": "assistant", "message": {"id": "m9", "role": "assistant", "content": [{"type": "text", "text": "Spaced JSON."}]}}');
+    const files = [...real.map((d) => join(sessions, d, "transcript.jsonl")), transcript];
+    writeFileSync(transcript, `${readFileSync(en, "utf8")}${odd.join("\n")}\n`);
+    expect(real.length).toBeGreaterThan(20);
+    for (const [i, file] of files.entries()) {
+      await archiveTranscript({ transcriptPath: file, rulesDir, sessionId: `s${i}` });
+      const lines = readFileSync(join(archiveDir(rulesDir), `s${i}`, "index.jsonl"), "utf8").trimEnd().split("\n");
+      const got = lines.map((l) => JSON.parse(l) as { o: number; e: number; r: string; x: string }).map((r) => ({ o: r.o, e: r.e, r: r.r, x: r.x.replace(/…$/, "") }));
+      expect(got, file).toEqual(reference(file));
+    }
+    const last = readFileSync(join(archiveDir(rulesDir), `s${files.length - 1}`, "index.jsonl"), "utf8");
+    expect(last).toContain("Never force-push to main.");
+    expect(last).toContain("Spaced JSON.");
+    expect(last).not.toContain("Caveat: meta");
   });
 });
 

@@ -3,10 +3,10 @@ import { getHeapStatistics } from "node:v8";
 import type { Command } from "commander";
 import { TYPES, type ClassifiedUnit } from "../../engine/types.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { segment } from "../../engine/units.js";
+import { segmentBatches } from "../../engine/units.js";
 import { decideUnits } from "../../operators/policy.js";
 import type { ClassifyRowJson } from "../json-output.js";
-import { readInput, stderrLine, writeStdout } from "../../io/text-io.js";
+import { readInputLines, stderrLine, writeStdout } from "../../io/text-io.js";
 import { checkReadable, INPUT_MAX_BYTES } from "../../io/read-files.js";
 import { visibleName, visibleTruncated } from "../../terminal.js";
 import { UsageError } from "../../errors.js";
@@ -124,11 +124,11 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
     opened = true;
   };
   for (const f of files) {
-    const input = readInput(f);
-    // Memory holds one file's units at a time (the output is streamed), so the check is per file.
-    checkHeapRoom(input.text.length, f);
+    // UTF-8 input stays bytes (decoded a line at a time as units are found): see readInputLines.
+    const input = readInputLines(f);
+    // Memory holds one file's input at a time (the output is streamed), so the check is per file.
+    checkHeapRoom(input.source.length, f);
     for (const w of input.warnings) stderrLine(`warning: ${w}`);
-    const units = decideUnits(segment(input.text), classifier); // the types compact, decompose and retrieve act on
     // Per file, so a file with no units still gets its "== file" header.
     if (!opts.json) writeStdout(`== ${visibleName(f)}\n`);
     let piece: string[] = [];
@@ -138,15 +138,20 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
       writeStdout(opts.json ? piece.join(",") : `${piece.join("\n")}\n`);
       piece = [];
     };
-    for (let i = 0; i < units.length; i++) {
-      const u = units[i] as ClassifiedUnit;
-      if (u.type === "structure") continue;
-      counts[u.type as (typeof TYPES)[number]]++;
-      // "," before every row but the first of the whole array; a piece that starts a file continues the last one.
-      if (opts.json) piece.push(`${total > 0 && piece.length === 0 ? "," : ""}${JSON.stringify(toRow(f, u))}`);
-      else piece.push(tableLine(u, 100));
-      total++;
-      if (piece.length >= ROWS_PER_WRITE) flush();
+    // Units are found, typed and written a batch at a time (decideUnits types each unit on its own, so batching
+    // changes no type): memory holds the text and one batch, not every unit of a large file.
+    for (const batch of segmentBatches(input.source, ROWS_PER_WRITE)) {
+      const units = decideUnits(batch, classifier); // the types compact, decompose and retrieve act on
+      for (let i = 0; i < units.length; i++) {
+        const u = units[i] as ClassifiedUnit;
+        if (u.type === "structure") continue;
+        counts[u.type as (typeof TYPES)[number]]++;
+        // "," before every row but the first of the whole array; a piece that starts a file continues the last one.
+        if (opts.json) piece.push(`${total > 0 && piece.length === 0 ? "," : ""}${JSON.stringify(toRow(f, u))}`);
+        else piece.push(tableLine(u, 100));
+        total++;
+        if (piece.length >= ROWS_PER_WRITE) flush();
+      }
     }
     flush();
   }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as z from "zod/mini";
 import { termHashes, terms } from "../../operators/bm25.js";
 import { redactSync } from "../redact.js";
-import { decodeLine, readLines } from "../transcript.js";
+import { cannotBeUser, decodeLine, readLines } from "../transcript.js";
 import { archivedMessage } from "./messages.js";
 
 /** Characters of a message's redacted text kept in the index (search and snippets; `dig read` reads the archive itself). */
@@ -35,11 +35,20 @@ type IndexRecord = z.infer<typeof RecordSchema>;
  */
 export async function updateIndex(transcriptFile: string, indexFile: string, from: number, fileName: string): Promise<{ indexed: number; messages: number }> {
   let indexed = from;
-  const out: IndexRecord[] = [];
+  // Finished records as JSON lines (redacted and cut to INDEX_TEXT_MAX_CHARS as soon as they are complete, so
+  // memory holds at most that much per message), and the record still open to the next line of its message.
+  const lines: string[] = [];
+  let prev: IndexRecord | undefined;
+  let messages = 0;
+  const finish = (r: IndexRecord | undefined): void => {
+    if (!r) return;
+    const x = redactSync(r.x);
+    lines.push(JSON.stringify({ ...r, x: x.length > INDEX_TEXT_MAX_CHARS ? `${x.slice(0, INDEX_TEXT_MAX_CHARS)}…` : x }));
+  };
   for await (const line of readLines(transcriptFile, { start: from })) {
     if (!line.complete) break;
     indexed = line.end;
-    if (!line.bytes) continue;
+    if (!line.bytes || !mayHoldMessage(line.bytes)) continue;
     let obj: unknown;
     try {
       obj = JSON.parse(decodeLine(line.bytes).text);
@@ -48,24 +57,31 @@ export async function updateIndex(transcriptFile: string, indexFile: string, fro
     }
     const m = archivedMessage(obj);
     if (!m) continue;
-    const prev = out[out.length - 1];
     if (prev && m.messageId && prev.m === m.messageId && prev.e === line.start) {
       prev.e = line.end;
       prev.x = `${prev.x}\n${m.text}`;
       continue;
     }
-    out.push({ f: fileName, o: line.start, e: line.end, r: m.role, t: m.timestamp, m: m.messageId, x: m.text });
+    finish(prev);
+    prev = { f: fileName, o: line.start, e: line.end, r: m.role, t: m.timestamp, m: m.messageId, x: m.text };
+    messages++;
   }
-  if (out.length > 0) {
-    const text = out
-      .map((r) => {
-        const x = redactSync(r.x);
-        return JSON.stringify({ ...r, x: x.length > INDEX_TEXT_MAX_CHARS ? `${x.slice(0, INDEX_TEXT_MAX_CHARS)}…` : x });
-      })
-      .join("\n");
-    appendFileSync(indexFile, `${text}\n`);
-  }
-  return { indexed, messages: out.length };
+  finish(prev);
+  // One append at the end, as the state that records `indexed` is written after it (a run killed before has written nothing).
+  if (lines.length > 0) appendFileSync(indexFile, `${lines.join("\n")}\n`);
+  return { indexed, messages };
+}
+
+/**
+ * Cheap pre-check on raw line bytes: false when the line cannot give a message (archivedMessage null), so it is
+ * neither decoded nor parsed. Only assistant lines and user lines that may hold the user's own text can
+ * (transcript.ts cannotBeUser: tool results, about half a transcript's bytes, and meta lines cannot); the two
+ * spellings of the type token are the ones cannotBeUser accepts.
+ */
+function mayHoldMessage(bytes: Buffer): boolean {
+  if (!cannotBeUser(bytes)) return true;
+  // One scan of the line for both spellings (a tool result's 20 kB are read once here, not twice).
+  return bytes.indexOf('"assistant"') !== -1 && (bytes.indexOf('"type":"assistant"') !== -1 || bytes.indexOf('"type": "assistant"') !== -1);
 }
 
 /** One search result: the id for `dig read`, where and when it was said, and a short redacted snippet. */

@@ -5,7 +5,7 @@
  */
 import { applyStatement } from "../consolidate.js";
 import { DURABLE_THRESHOLD } from "../durability.js";
-import { dropSecretClauses, judge, toStatement, type Candidate, type Verdict } from "../extract.js";
+import type { Candidate, Verdict } from "../extract.js";
 import { redactTexts } from "../redact.js";
 import { splitSentences } from "../sentences.js";
 import type { Utterance } from "../transcript.js";
@@ -132,6 +132,9 @@ export class BatchRunner {
     const first = batch[0];
     if (first === undefined) return true;
     if (this.timeUp() && pr.finishedBatch) return pr.stopAt(first);
+    // Loaded with the first batch: a run with no new user message (most hook runs) never initialises the judge,
+    // the sentence model bundled in it (utterance-default.ts) or the scope parser (yaml, picomatch).
+    const { dropSecretClauses, judge, toStatement } = await import("../extract.js");
     // Redact whole utterances first (secrets can span sentence ends), then split.
     const red = await redactTexts(batch.map((x) => x.u.text));
     for (const w of red.warnings) this.redactWarnings.add(w);
