@@ -706,6 +706,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       if (found) target = ix.ids.get(found.id);
     }
     target ??= findTarget(store, st.text);
+    // A retraction worded without a withdrawal cue ("den Changelog brauchst du nicht mehr zu pflegen") may still name
+    // its rule by meaning rather than by its terms.
+    if (!target && !st.withdraw) {
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text);
+      if (found) target = ix.ids.get(found.id);
+    }
     if (!target && terms.length === 0 && recent) {
       const r = ix.ids.get(recent);
       if (r?.status === "active") target = r;

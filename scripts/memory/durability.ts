@@ -150,12 +150,23 @@ const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取
  */
 export const WITHDRAW_RE = words([
   "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|withdraw|retract|lift|remove|kill)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
+  "(?:scrap|scratch|ditch|bin) (?:it|them)", "(?:forget|drop) (?:it|them)(?: entirely| completely)?(?=\\s*(?:[,.;!，。]|$))", "(?:rule|requirement|thing) (?:is )?(?:retired|cancelled|canceled|dropped|scrapped|withdrawn)",
   "scratch that", "never ?mind", "strike that", "i take (?:that|it) back", "(?:no longer|doesn'?t|does not) (?:applies|apply|holds?|stands?)(?: any ?more)?", "(?:is|are) (?:off|gone|dead|void|obsolete)(?: now)?",
   "olvida(?:te)? (?:lo|la regla|eso|lo de)", "(?:ya no|deja de) (?:aplica|vale|hace falta|rige)", "(?:quita|elimina|anula) (?:la regla|lo de|eso)",
   "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
   "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
+  // Withdrawals worded without the verbs above (issue 13, class 5): "… is history", "we're done with …", "ist aufgehoben".
+  "(?:is|are) no longer a thing", "(?:is|are) (?:now )?(?:retired|history|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)", "(?:rule|requirement|thing)[^.;]{0,40} (?:is|are) (?:now )?(?:retired|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)",
+  "we(?:'ve| have)? dropped (?:the|that)", "(?:we're|we are) done with", "don'?t bother (?:with|about)",
+  "(?:ist|sind) (?:jetzt )?(?:aufgehoben|geschichte|gestrichen|abgeschafft|obsolet)", "entfällt", "lass (?:das|die|den) [^.;]{1,40} weg",
+  "olv[ií]da(?:te|lo)? de", "(?:queda|quedan) sin efecto", "descarta(?:mos)?", "se acab[oó] lo de", "ya no (?:es necesari[oa]|hace falta)",
+  "забей(?:те)?(?: на)?", "отменяем", "снимаем", "больше не (?:требуется|нужен|нужна|нужны|актуальн\\p{L}*)", "неактуальн\\p{L}*",
 ]);
-export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
+export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로",
+  "不用管了", "可以不管了", "不需要了", "删了吧", "删掉吧", "撤掉", "撤了", "废了", "废掉", "不算数", "(?:那条|那个|这条)[^。，,]{0,12}(?:删|去掉|不要)",
+  "もう[^。、]{0,16}なくて(?:いい|大丈夫)", "は?やめにし", "ルールは?(?:なし|終わり)",
+  "없애(?:자|요|기로)", "폐지", "이제 [^.]{0,16}안 \\S+도 (?:돼|된다|됩니다)", "빼(?:자|기로)",
+]);
 
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */
 export const NARROWING_RE =

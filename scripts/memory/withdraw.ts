@@ -44,6 +44,20 @@ export function namedThings(text: string): Set<string> {
 /** Words naming a procedure (process, steps, order) in the seven languages. */
 const PROCEDURE_WORDS = /(?<![\p{L}])(?:procedure|process|steps|checklist|order|ablauf|reihenfolge|vorgehen|proceso|pasos|orden|порядок|процесс|процедур\p{L}*|шаги)(?![\p{L}])|流程|做法|步骤|手順|手続き|절차|순서/iu;
 
+/** A word that points at an earlier rule ("the X rule", "X の件", "那条", "lo de X", "насчёт X"): its clause names the target. */
+const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
+
+/**
+ * The clause of a withdrawal that names its target: the clause (split at commas, semicolons, CJK commas and
+ * full stops) with a word pointing at a rule ("getServerSideProps の件、App Router に移行するので…" -> the first),
+ * else the whole text. The rest often names the replacement or the reason ("now we use Airflow"), which the
+ * withdrawn rule does not mention.
+ */
+export function targetClause(text: string): string {
+  const clauses = text.split(/[,;，、；。]\s*|\s+[-\u2013\u2014]\s+/u).filter((c) => c.trim() !== "");
+  return clauses.find((c) => RULE_REFERENCE.test(c)) ?? text;
+}
+
 /** A rule as the finder sees it. */
 export interface Withdrawable {
   id: string;
@@ -53,23 +67,28 @@ export interface Withdrawable {
 /**
  * The rule a withdrawal most likely takes back, or undefined. Evidence: shared named things (2 points each) and
  * shared meaning keys (1 point each); when the withdrawal names two or more things, a rule must share more than half of
- * them (not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
+ * them, counted in the clause that points at the rule (targetClause; not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
  * best rule needs at least 2 points (a tie goes to the
  * later rule, the one said most recently). `rules` in the order they were stated.
  */
 export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean } = {}): Withdrawable | undefined {
   const keys = meaningKeys(text);
   const things = namedThings(text);
+  const guard = opts.refinement ? things : namedThings(targetClause(text));
   const aboutProcedure = PROCEDURE_WORDS.test(text);
   let best: Withdrawable | undefined;
   let bestScore = 0;
   for (const r of rules) {
     let s = 0;
     let sharedThings = 0;
-    for (const t of namedThings(r.text)) if (things.has(t)) sharedThings++;
-    // A withdrawal that names things (paths, code, Latin words in CJK text) names its rule's: most of them must be there.
-    // A refinement adds details, so it may name more than its rule.
-    if (!opts.refinement && things.size > 1 && sharedThings * 2 <= things.size) continue;
+    let sharedGuard = 0;
+    for (const t of namedThings(r.text)) {
+      if (things.has(t)) sharedThings++;
+      if (guard.has(t)) sharedGuard++;
+    }
+    // A withdrawal that names things (paths, code, Latin words in CJK text) in the clause that points at its rule names
+    // its rule's: most of them must be there. A refinement adds details, so it may name more than its rule.
+    if (!opts.refinement && guard.size > 1 && sharedGuard * 2 <= guard.size) continue;
     s += 2 * sharedThings;
     // "that procedure is obsolete": a rule with steps is what it points at.
     if (aboutProcedure && /\n|\s2[.)]\s/.test(r.text)) s += 1;
