@@ -56,16 +56,29 @@ function toUnit(text: string): Unit {
   return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
 }
 
+/** A verb of writing something down, then a preposition, right before a file path: "documented in", "trag … ein in", "anota en", "записывай в", "写到", "记在". */
+const RECORD_BEFORE =
+  /(?:(?<![\p{L}])(?:document\p{L}*|note[ds]?|noted|record\p{L}*|log(?:s|ged)?|list(?:s|ed)?|adds?|added|writes?|written|describe[ds]?|described|register\p{L}*|mention\p{L}*|track\p{L}*|entry|entries|row|dokumentier\p{L}*|eingetragen|trag\p{L}*|notier\p{L}*|festgehalten|beschrieben|schreib\p{L}*|documenta\p{L}*|anota\p{L}*|registra\p{L}*|añad\p{L}*|apunta\p{L}*|escrib\p{L}*|describ\p{L}*|документир\p{L}*|запис\p{L}*|добав\p{L}*|опис\p{L}*|занос\p{L}*|фиксир\p{L}*)(?![\p{L}])[^.;!?]{0,40}(?<![\p{L}])(?:in|into|to|im|ins|in die|in den|en|a|al|в|во)\s+`?|(?:写到|写进|写在|记在|记到|记录在|记录到|加到|补到|更新到|补充到)\s*`?)$/iu;
+/** A file path followed by "に書く / に記録 / に追記" or "에 기록 / 에 적" (where something is written down). */
+const RECORD_AFTER = /^`?\s*(?:に(?:書|記録|記載|追記|追加|残)|에\s*(?:기록|적|추가|문서화))/u;
+
 /**
  * The path globs of a rule minus those that are only what it mentions: a home-folder path ("~/.aws/credentials",
- * outside the project) and a path after "file(s) in" ("a migration file in migrations/": where the file goes).
+ * outside the project), a path after "file(s) in" ("a migration file in migrations/": where the file goes) and a file
+ * written into ("document every endpoint in docs/openapi.yaml", RECORD_BEFORE / RECORD_AFTER).
  */
 function objectPathsDropped(text: string, globs: readonly string[]): string[] {
   return globs
     .filter((g) => {
       if (g.startsWith("~")) return false;
       const folder = g.replace(/\/\*\*$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      return !new RegExp(`(?:files?|datei(?:en)?|archivos?|ficheros?|файл\\p{L}*)\\s+(?:in|im|en|в)\\s+${folder}`, "iu").test(text);
+      if (new RegExp(`(?:files?|datei(?:en)?|archivos?|ficheros?|файл\\p{L}*)\\s+(?:in|im|en|в)\\s+${folder}`, "iu").test(text)) return false;
+      // A file the rule writes into ("document every endpoint in docs/openapi.yaml"): what it mentions, not where it applies.
+      if (/\.[\w]+$/.test(g) && !g.includes("*")) {
+        const at = text.indexOf(g);
+        if (at >= 0 && (RECORD_BEFORE.test(text.slice(Math.max(0, at - 80), at)) || RECORD_AFTER.test(text.slice(at + g.length, at + g.length + 16)))) return false;
+      }
+      return true;
     })
     .sort();
 }

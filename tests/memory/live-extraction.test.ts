@@ -77,6 +77,31 @@ describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () =>
     expect(findWithdrawTarget(rules, "The cents-only thing for the ledger no longer applies.")?.id).toBe("a");
     expect(findWithdrawTarget(rules, "Scrap that requirement about the weather.")).toBeUndefined();
   });
+  it("the clause that points at the rule names it; a replacement or reason in another clause is no counter-evidence", () => {
+    const rules = [
+      { id: "a", text: "pages では data fetching を getServerSideProps 経由で行う。" },
+      { id: "b", text: "回填历史数据的做法：\n- 先在 dev 库跑一天\n- 再按月分批跑" },
+      { id: "c", text: "在 benchmarks 里，每次 run 都 pin 住 batch size 和 GPU type。" },
+    ];
+    expect(findWithdrawTarget(rules, "getServerSideProps の件、App Router に移行するのでもう気にしなくていいです。")?.id).toBe("a");
+    expect(findWithdrawTarget(rules, "回填那套流程作废了，现在换成 Airflow 的 backfill 命令。")?.id).toBe("b");
+    expect(findWithdrawTarget(rules, "benchmarks 那条 pin batch size 的规则 scrap it，我们现在用 sweep 了。")?.id).toBe("c");
+    // Naming several things none of which the rule has still finds nothing.
+    expect(findWithdrawTarget(rules, "The Airflow and Kafka rule is gone.")).toBeUndefined();
+  });
+  it.each([
+    "The staging freeze is no longer a thing.",
+    "We're done with the feature-flag rule.",
+    "Die Regel mit den Feature-Flags ist aufgehoben.",
+    "La regla del squash queda sin efecto.",
+    "Правило про squash отменяем.",
+    "squash 的要求撤掉。",
+    "changelog 규칙은 없애자.",
+    "スクリーンショットはもう貼らなくていいです。",
+  ])("a withdrawal without the usual verbs is one: %s", (text) => {
+    expect(verdict(text)?.kind).toBe("retraction");
+    expect(verdict(text)?.score).toBeLessThan(2.5);
+  });
   it("a withdrawal in other words retires its rule in a real run", async () => {
     const p = tempProject();
     await extractText(p, jsonl([user("Amounts in ledger are integers in cents, never floats."), assistant("Ok."), user("The cents-only thing for the ledger no longer applies, we use decimals there now."), assistant("Ok.")]));
@@ -108,6 +133,23 @@ describe("scope from folder names without a slash", () => {
     expect(folderScope("In payments, never retry a charge.", folders)).toEqual([]);
     expect(folderScope("Copy the summary into docs before the release.", folders)).toEqual([]);
     expect(folderScope("The order is:\n1. in billing run the tests\n2. tag", folders)).toEqual([]);
+  });
+  it("more prepositions (sentence-initial for/для/bei/para, container nouns), particles without a space, compounds", () => {
+    const more = [...folders, "infra", "sql", "sql/migrations", "tests", "tests/e2e"];
+    expect(folderScope("For the billing service, retries are capped at three.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("Для billing ретраи не больше трёх.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("Bei billing nie automatisch erneut abbuchen.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("En el módulo billing no se reintenta un cobro fallido.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("Im billing-Modul werden Beträge in Cent gespeichert.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("billing에서는 금액을 정수로 저장한다.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("SQL-Migrationen werden nie nachträglich geändert.", more)).toEqual(["sql/migrations/**"]);
+    expect(folderScope("Tests in e2e run against staging only.", more)).toEqual(["tests/e2e/**"]);
+  });
+  it("an acronym in capitals is a language, not the lowercase folder; a file written into is not the scope", () => {
+    expect(folderScope("SQL queries never use SELECT *.", ["sql"])).toEqual([]);
+    expect(verdict("Document every new endpoint in docs/api/openapi.yaml.")?.globs).toEqual([]);
+    expect(verdict("接口改动都写到 docs/api.yaml 里。")?.globs).toEqual([]);
+    expect(verdict("In packages/api/src/gen/, never edit anything by hand.")?.globs).toEqual(["packages/api/src/gen/**"]);
   });
   it("judge uses the injected folder list", () => {
     expect(verdict("In billing, never retry a failed charge automatically.", folders)?.globs).toEqual(["services/billing/**"]);
