@@ -200,6 +200,8 @@ export interface Statement {
   withdraw?: boolean;
   /** A refinement ("make that 15 minutes", "Korrektur: …", 更正): it supersedes the rule it refines (found by meaning, withdraw.ts). */
   refine?: boolean;
+  /** A refinement too weak to stand alone ("make that 15 minutes"): stored only when it finds the rule it refines. */
+  needsParent?: boolean;
   /** ISO time after which the rule no longer applies (expiry.ts). */
   expires?: string;
 }
@@ -702,7 +704,7 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     // An explicit withdrawal finds its rule by meaning first (withdraw.ts), then by term overlap.
     let target: Rule | undefined;
     if (st.withdraw) {
-      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text);
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text, { explicit: true });
       if (found) target = ix.ids.get(found.id);
     }
     target ??= findTarget(store, st.text);
@@ -797,6 +799,7 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
     const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text, { refinement: true });
     if (parent) retired.push(parent.id);
+    else if (st.needsParent) return { action: "no-target", retired: [] };
   }
   if (retired.length) rule.retires = retired;
   store.rules.push(rule);

@@ -39,7 +39,21 @@ export const WEIGHTS = {
   credential: -3, // hands over a secret ("the password is [REDACTED]", "密码是[REDACTED]"): a fact for now, not a rule
   grant: 2, // a permission that stands on its own: "you can … without asking", "… yourself", "ohne Rückfrage", 不用问我
   conditional: 1.5, // a standing trigger: "before you push, …", "bevor du pushst, …", "перед пушем …", "提交前…"
+  pastHabit: -3, // "always"/"never" about the past or an observation: "was never reliable", "war schon immer so", "никогда не был", 一直都, 昔から
+  limit: 1, // a bound stated as a rule: "at most hourly", "höchstens", "не чаще", "最多", "まで", "최대"
 } as const;
+
+/**
+ * "Always"/"never" told of the past or as an observation, not asked of the agent: "was never reliable", "have always
+ * had", "never seen", "that always happens", "war schon immer", "nunca había", "siempre ha sido", "никогда не был",
+ * 一直都, 从来没, 昔から, 한 번도 안 (issue 13, class 7).
+ */
+export const PAST_HABIT_RE =
+  /(?<![\p{L}])(?<!(?:that|which|who|die|der|das|que|который|которые|которая)\s)(?:(?:was|were|has been|have been|had been|had|seemed|used to|did)\s+(?:always|never)|(?:always|never)\s+(?:was|were|been|seen|had|seemed|happens|happened|worked|did|used to|gets? me)|(?:war|waren|hat|haben|ist)\s+(?:schon\s+)?(?:immer|nie)|(?:siempre|nunca)\s+(?:ha|han|había|habían|fue|fueron|era|eran)|(?:ha|han)\s+sido\s+siempre|(?:никогда|всегда)\s+(?:не\s+)?(?:был|была|было|были)|(?:не\s+)?(?:был|была|было|были)\s+(?:никогда|всегда))(?![\p{L}])|一直都|一直是|从来没|從來沒|以前从来|昔から|ずっとこんな|한 번도 안|항상 이랬|^(?:(?:wow|oh|honestly|haha|lol),?\s+)?(?:that|it|they|he|she|das|es|eso|esto|это|так)(?:\s+(?:here|hier|aquí|тут|здесь))?\s+(?:\p{L}+\s+)?(?:always|never|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])|^(?:这种事|大家|每个人|他们)(?:总是|老是|一直|都会)|^みんな(?:いつも|毎回)|^(?:다들|모두|팀원들은) (?:항상|늘)/iu;
+
+/** A bound: "at most", "no more than", "höchstens", "como máximo", "не чаще", "最多", "以内", "최대" (issue 13, class 1). */
+export const LIMIT_RE =
+  /(?<![\p{L}])(?:at most|no more than|not more than|at the most|höchstens|maximal|nicht mehr als|como m[aá]ximo|como mucho|no m[aá]s de|не (?:более|больше|чаще|дольше)|максимум)(?![\p{L}])|最多|至多|不超过|以内|最大|이하로|최대/iu;
 
 const W = "(?<![\\p{L}\\p{N}_])";
 const E = "(?![\\p{L}\\p{N}_])";
@@ -72,6 +86,7 @@ export const NORMATIVE_RE = words([
   "verboten", "keine?", "ne (?:jamais|pas)", "il faut", "interdit", "нельзя", "не надо", "не нужно", "не (?:делай|используй|трогай|коммить|пушь)",
   "должен", "должны", "обязательно", "запрещено",
   // "none whatsoever" and "only via" in Russian, Spanish and German (issue 13, class 3)
+  "hold off(?: on)?", "refrain from", "stay (?:away|off) from", "leave [^.,;]{1,30} alone", "(?:is|are) off the table",
   "никаких", "никакого", "никакой", "ни одного", "только (?:через|в|из|на|по|с)", "nada de", "ning[uú]n(?:a)?", "solo (?:desde|en|por|con|a trav[eé]s de)", "nur (?:über|in|im|aus|mit|per)",
 ]);
 const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "しないで", "してはいけない", "してはならない", "禁止", "하지 ?마", "하면 안", "해야", "금지"]);
@@ -191,11 +206,11 @@ export const EXPIRY_PHRASE_RE =
 const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
-export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to)(?![\p{L}])/iu;
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to)(?![\p{L}])|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =
-  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
+  /(?:[,;:]\s*|\s[-\u2013\u2014]\s*)(?:I|ich|yo|я)\s+(?:always|never|can never|can't ever|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])(?!\s+(?:want|need|expect|require|insist|will|möchte|will|quiero|хочу)(?![\p{L}]))|^(?:(?:by the way|btw|honestly|oh|man|haha|lol|ugh|puh|uf|блин|哈哈),?\s*)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
 
 /** A wish about the assistant's answers (length, tone), not a rule about the project. */
 export const CHAT_STYLE_RE =
@@ -218,6 +233,9 @@ export const GRANT_RE =
 const PERMISSION_CUE = /(?<![\p{L}])(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|darfst|kannst|puedes|можешь|можно)(?![\p{L}])|可以|していい|してもいい|해도 (?:돼|된다)/iu;
 
 const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|你|您|あなた|君|너|당신)(?![\p{L}])/iu;
+/** A praise word, then a clause about the assistant: "Thanks, you always …", "Nice one, you never …", "Danke, du …", "谢谢，你…", "ありがとう、いつも…". */
+const PRAISE_THEN_YOU =
+  /^[\p{L}\s!']{1,24}[,，、!！]\s*(?:(?:you|du|t[úu]|ты|вы|你|您)(?![\p{L}])|いつも|항상)/iu;
 
 /** Extract an expiry condition ("until launch") from a permission, or undefined. */
 export function expiryOf(text: string): string | undefined {
@@ -253,6 +271,8 @@ export interface Cues {
   credential: boolean;
   conditional: boolean;
   grant: boolean;
+  limit: boolean;
+  pastHabit: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -297,10 +317,12 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     refinement,
     selfRemark: SELF_REMARK_RE.test(trimmed),
     chatStyle: CHAT_STYLE_RE.test(bare),
-    praise: SECOND_PERSON.test(trimmed) && PRAISE_RE.test(bare),
+    praise: (SECOND_PERSON.test(trimmed) || PRAISE_THEN_YOU.test(trimmed)) && PRAISE_RE.test(bare),
     credential: CREDENTIAL_RE.test(s),
     conditional: CONDITIONAL_RE.test(trimmed) && !endsQ,
     grant: PERMISSION_CUE.test(bare) && (GRANT_RE.test(bare) || expiry) && !endsQ,
+    limit: LIMIT_RE.test(bare) && !endsQ,
+    pastHabit: PAST_HABIT_RE.test(bare),
   };
 }
 
@@ -335,6 +357,8 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.credential && !c.standing && !c.normative) s += WEIGHTS.credential;
   if (c.conditional) s += WEIGHTS.conditional;
   if (c.grant) s += WEIGHTS.grant;
+  if (c.limit) s += WEIGHTS.limit;
+  if (c.pastHabit) s += WEIGHTS.pastHabit;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }

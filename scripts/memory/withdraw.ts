@@ -16,14 +16,16 @@ const CUE_WORDS = new Set(
     + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все").split(" "),
 );
 
-/** Lowercased word keys of a text: Latin/Cyrillic words of 3+ letters cut to their first 5 letters, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
+/** Lowercased word keys of a text: Latin/Cyrillic words of 3+ letters without a plural "s", cut to their first 5 letters, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
 export function meaningKeys(text: string): Set<string> {
   const out = new Set<string>();
   const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
   for (const raw of t.raw) {
     for (const part of raw.toLowerCase().split(/[-_/.]+/)) {
       if (part.length < 3 || CUE_WORDS.has(part)) continue;
-      out.add([...part].slice(0, 5).join(""));
+      // A plural "s" goes first, so "pages" and "page", "tables" and "table" give one key.
+      const stem = part.length > 3 && part.endsWith("s") && !part.endsWith("ss") ? part.slice(0, -1) : part;
+      out.add([...stem].slice(0, 5).join(""));
     }
   }
   for (const g of t.cjk) if ([...g].length === 2) out.add(g);
@@ -69,15 +71,18 @@ export interface Withdrawable {
  * shared meaning keys (1 point each); when the withdrawal names two or more things, a rule must share more than half of
  * them, counted in the clause that points at the rule (targetClause; not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
  * best rule needs at least 2 points (a tie goes to the
- * later rule, the one said most recently). `rules` in the order they were stated.
+ * later rule, the one said most recently), or, for an explicit withdrawal of at most three meaning keys, 1 point when
+ * it is the only rule with any. `rules` in the order they were stated.
  */
-export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean } = {}): Withdrawable | undefined {
+export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean; explicit?: boolean } = {}): Withdrawable | undefined {
   const keys = meaningKeys(text);
   const things = namedThings(text);
   const guard = opts.refinement ? things : namedThings(targetClause(text));
   const aboutProcedure = PROCEDURE_WORDS.test(text);
   let best: Withdrawable | undefined;
   let bestScore = 0;
+  let single: Withdrawable | undefined;
+  let singles = 0;
   for (const r of rules) {
     let s = 0;
     let sharedThings = 0;
@@ -97,6 +102,12 @@ export function findWithdrawTarget(rules: readonly Withdrawable[], text: string,
       best = r;
       bestScore = s;
     }
+    if (s >= 1) {
+      single = r;
+      singles++;
+    }
   }
+  // An explicit withdrawal naming one subject ("forget the pagination rule") takes the only rule that shares it.
+  if (!best && opts.explicit === true && singles === 1 && keys.size <= 3) return single;
   return best;
 }

@@ -63,6 +63,65 @@ describe("durability is decided by the sentence model, not a cue lexicon", () =>
   });
 });
 
+describe("small talk with always/never, remarks and praise are not rules; rules with always/never are", () => {
+  it.each([
+    "The build was never reliable on Windows.",
+    "Wow, that always happens right before a release.",
+    "Этот сервис никогда не был стабильным.",
+    "Nunca había visto un Makefile tan largo.",
+    "Das war schon immer so in diesem Projekt.",
+    "这个项目一直都挺乱的。",
+    "Nice one, you never miss these.",
+    "Danke, du denkst immer an alles.",
+    "Man, I always forget the kubectl context flag.",
+    "The flags, I can never keep them apart.",
+  ])("dropped: %s", (text) => {
+    const v = verdict(text);
+    expect(v?.keep, `${v?.score} [${v?.cues.join(",")}]`).toBe(false);
+  });
+  it.each([
+    "Always run Prettier before you commit.",
+    "OK, I never want to see console.log in commits.",
+    "Thanks, and from now on you never push to main.",
+    "Renames are fine for fields that were never released.",
+  ])("kept: %s", (text) => {
+    expect(verdict(text)?.cues).not.toContain("pastHabit");
+    expect(verdict(text)?.cues).not.toContain("selfRemark");
+  });
+  it("a remark with 'forget the' withdraws nothing", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Always pass --context explicitly to kubectl."), assistant("Ok."), user("Man, I always forget the kubectl context flag."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual(["Always pass --context explicitly to kubectl."]);
+  });
+});
+
+describe("bounds and end dates are evidence, not doors", () => {
+  it.each(["Reports refresh at most once an hour.", "Отчёты обновляются не чаще раза в час.", "报表最多一小时刷新一次。"])("a bound is a cue: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("limit");
+  });
+  it("'hold off on' is a prohibition, and with an end date it is kept with its expiry", () => {
+    const v = verdict("Until the broker migration is done, hold off on adding new consumers.");
+    expect(v?.cues).toEqual(expect.arrayContaining(["normative", "expiry"]));
+    expect(v?.keep).toBe(true);
+  });
+  it("a question with a bound is still a question", () => {
+    expect(verdict("Should reports refresh at most once an hour?")?.keep).toBe(false);
+  });
+});
+
+describe("refinements lean on their parent", { timeout: 30_000 }, () => {
+  it("'… und jetzt auch …' supersedes the rule it extends", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Bevor du pushst, lass den Linter und die Unit-Tests laufen."), assistant("Ok."), user("Bevor du pushst, laufen Linter, Unit-Tests und jetzt auch die E2E-Tests."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual(["Bevor du pushst, laufen Linter, Unit-Tests und jetzt auch die E2E-Tests."]);
+  });
+  it("a weak refinement with no rule to refine is not stored", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Make that 15 minutes for the canary, 30 was overkill."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([]);
+  });
+});
+
 describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () => {
   it("a narrowing keeps its parent and is stored as a rule of its own", async () => {
     const p = tempProject();
