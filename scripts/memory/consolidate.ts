@@ -200,6 +200,8 @@ export interface Statement {
   withdraw?: boolean;
   /** A refinement ("make that 15 minutes", "Korrektur: …", 更正): it supersedes the rule it refines (found by meaning, withdraw.ts). */
   refine?: boolean;
+  /** For a retraction that names nothing ("That's over now."): the sentence before it, which names the target. */
+  context?: string;
   /** A refinement too weak to stand alone ("make that 15 minutes"): stored only when it finds the rule it refines. */
   needsParent?: boolean;
   /** ISO time after which the rule no longer applies (expiry.ts). */
@@ -703,15 +705,16 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   if (st.kind === "retraction") {
     // An explicit withdrawal finds its rule by meaning first (withdraw.ts), then by term overlap.
     let target: Rule | undefined;
+    const about = st.context !== undefined ? `${st.context} ${st.text}` : st.text;
     if (st.withdraw) {
-      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text, { explicit: true });
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), about, { explicit: true });
       if (found) target = ix.ids.get(found.id);
     }
     target ??= findTarget(store, st.text);
     // A retraction worded without a withdrawal cue ("den Changelog brauchst du nicht mehr zu pflegen") may still name
     // its rule by meaning rather than by its terms.
     if (!target && !st.withdraw) {
-      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text);
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), about);
       if (found) target = ix.ids.get(found.id);
     }
     if (!target && terms.length === 0 && recent) {

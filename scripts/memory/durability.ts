@@ -100,7 +100,9 @@ export const FACT_RE = words([
 
 /** A team or project convention. */
 export const CONVENTION_RE = words([
-  "we (?:always|never|only|don'?t|do not|use|prefer to|require)", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
+  "we (?:always|never|only|don'?t|do not|use|prefer to|require)",
+  // A route stated as the way things are done: "deploys go through the bot", "laufen über", "pasan por", "идут через".
+  "(?:goes|go|run|runs|pass|passes|happen|happens) (?:only )?(?:through|via)", "(?:läuft|laufen|geht|gehen) (?:nur )?über", "(?:pasa|pasan|va|van) (?:solo )?por", "(?:идёт|идет|идут|проходит|проходят) (?:только )?через", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
   "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
@@ -135,7 +137,7 @@ const TASK_START = /^(?:(?:ok(?:ay)?|now|so|then|next|also|and|please|pls|first|
 /** A universally quantified subject at the start ("every query …", "alle Texte …", "todas las fechas …", "все суммы …"). */
 const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|er)?|todos?|todas?|cada|ning[uú]n[oa]?|nada de|все|всё|каждый|каждая|каждое|никаких|ни один)\s+\p{L}/iu;
 /** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
-const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
+const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
 /** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
 const PLAIN_DECLARATIVE_CJK = /(?:[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
 const SOFT_RE = words(["i(?:'d| would)? prefer", "i like", "i'?d rather", "ideally", "if possible", "where possible", "nice to have", "try to", "maybe", "perhaps", "i think", "i guess", "if you can", "when you get a chance"]);
@@ -171,16 +173,20 @@ export const WITHDRAW_RE = words([
   "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
   "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
   // Withdrawals worded without the verbs above (issue 13, class 5): "… is history", "we're done with …", "ist aufgehoben".
-  "(?:is|are) no longer a thing", "(?:is|are) (?:now )?(?:retired|history|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)", "(?:rule|requirement|thing)[^.;]{0,40} (?:is|are) (?:now )?(?:retired|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)",
+  "(?:is|are) no longer a thing", "(?:is|are|[\\p{L}-]+'s|[\\p{L}-]+'re) (?:now )?(?:retired|history|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)", "(?:rule|requirement|thing)[^.;]{0,40} (?:is|are) (?:now )?(?:retired|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)",
   "we(?:'ve| have)? dropped (?:the|that)", "(?:we're|we are) done with", "don'?t bother (?:with|about)",
+  "(?:stop|quit) (?:worrying|caring|bothering) about", "(?:don'?t|no need to) (?:worry|care) about [^.;]{1,40} any ?more",
+  "das mit [^.;]{1,40} lassen wir", "(?:lass|lassen) (?:wir )?(?:das|es) (?:sein|bleiben)", "gibt es nicht mehr",
+  "ya no (?:va|vale|cuenta|corre)", "больше нет", "уже нет",
+  "(?:is|are|[\\p{L}-]+'s) (?:now )?over", "(?:ist|sind) (?:jetzt )?vorbei", "se acab[oó]", "(?:закончил\\p{L}*|кончил\\p{L}*)",
   "(?:ist|sind) (?:jetzt )?(?:aufgehoben|geschichte|gestrichen|abgeschafft|obsolet)", "entfällt", "lass (?:das|die|den) [^.;]{1,40} weg",
   "olv[ií]da(?:te|lo)? de", "(?:queda|quedan) sin efecto", "descarta(?:mos)?", "se acab[oó] lo de", "ya no (?:es necesari[oa]|hace falta)",
   "забей(?:те)?(?: на)?", "отменяем", "снимаем", "больше не (?:требуется|нужен|нужна|нужны|актуальн\\p{L}*)", "неактуальн\\p{L}*",
 ]);
 export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로",
-  "不用管了", "可以不管了", "不需要了", "删了吧", "删掉吧", "撤掉", "撤了", "废了", "废掉", "不算数", "(?:那条|那个|这条)[^。，,]{0,12}(?:删|去掉|不要)",
+  "不用管了", "可以不管了", "结束了", "終わりました", "끝났", "不需要了", "删了吧", "删掉吧", "撤掉", "撤了", "废了", "废掉", "不算数", "(?:那条|那个|这条)[^。，,]{0,12}(?:删|去掉|不要)",
   "もう[^。、]{0,16}なくて(?:いい|大丈夫)", "は?やめにし", "ルールは?(?:なし|終わり)",
-  "없애(?:자|요|기로)", "폐지", "이제 [^.]{0,16}안 \\S+도 (?:돼|된다|됩니다)", "빼(?:자|기로)",
+  "없애(?:자|요|기로)", "폐지", "(?:규칙|룰)[은는]? (?:이제 )?없(?:어|다|습니다|어요)", "下线了", "停用了", "이제 [^.]{0,16}안 \\S+도 (?:돼|된다|됩니다)", "빼(?:자|기로)",
 ]);
 
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */

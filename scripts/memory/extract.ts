@@ -10,6 +10,7 @@ import type { Statement } from "./consolidate.js";
 import { expiresAt, expiryPhrase } from "./expiry.js";
 import { folderScope } from "./folder-scope.js";
 import { defaultUtteranceScorer } from "./utterance-default.js";
+import { meaningKeys } from "./withdraw.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WEIGHTS, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
@@ -30,6 +31,8 @@ export interface Verdict {
   globs: string[];
   cues: string[];
   classifierType: KnowledgeType;
+  /** For a retraction that names nothing ("That no longer applies."): the sentence before it in the same message, which names its target. */
+  context?: string;
 }
 
 /**
@@ -97,6 +100,11 @@ function objectPathsDropped(text: string, globs: readonly string[]): string[] {
     .sort();
 }
 
+/** True when a sentence names nothing of its own: no meaning key (withdraw.ts) beyond cue and function words. */
+function contentless(text: string): boolean {
+  return meaningKeys(text).size === 0;
+}
+
 /** True when a sentence has a cue that can make it durable, a retraction or an exception. */
 function hasPositiveCue(c: Cues): boolean {
   return c.standing || c.normative || c.fact || c.convention || c.procedure || c.retraction || c.exception || c.steps || c.refinement;
@@ -153,8 +161,11 @@ export function judge(
     if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
     if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
     // An explicit withdrawal with no target is dropped, never stored as a rule (its score is kept below the threshold).
-    if (withdraws && !cues.question) return { ...base, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
-    if (cues.retraction && !cues.question) return { ...base, keep: true, kind: "retraction" as const };
+    const prev = i > 0 ? (cands[i - 1] as Candidate) : undefined;
+    // "About the Friday freeze. That's over now.": a withdrawal that names nothing takes its subject from the sentence before.
+    const context = prev && prev.source.offset === c.source.offset && contentless(c.text) ? { context: prev.text } : {};
+    if (withdraws && !cues.question) return { ...base, ...context, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
+    if (cues.retraction && !cues.question) return { ...base, ...context, keep: true, kind: "retraction" as const };
     // A refinement ("make that 15 minutes", "… und jetzt auch die E2E-Tests") leans on its parent: kept a margin below
     // the threshold, and then stored only when it finds the rule it refines (Statement.needsParent).
     if (cues.refinement && !cues.question && !cues.oneOff && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
@@ -233,6 +244,7 @@ export function toStatement(v: Verdict, origin: Statement["origin"] = "transcrip
   const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
   const withdraws = isWithdrawal(v.text);
   if (v.kind === "retraction" && withdraws) st.withdraw = true;
+  if (v.kind === "retraction" && v.context !== undefined) st.context = v.context;
   if (v.kind === "rule" && v.cues.includes("refinement")) {
     st.refine = true;
     if (v.score < DURABLE_THRESHOLD) st.needsParent = true;

@@ -13,15 +13,27 @@ const CUE_WORDS = new Set(
     + "applies apply anymore longer needed required valid gone off instead moved now also anything "
     + "vergiss streich regel gilt nicht mehr olvida regla ya no aplica забудь правило больше не отменяется "
     // Function words of 3+ letters: never evidence either.
-    + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все").split(" "),
+    + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все "
+    + "every each can wir ein eine einen jetzt lassen lass jeder jede alle immer cada una uno ahora теперь всегда "
+    // Verbs and words of withdrawing itself ("that's over", "gilt nicht mehr", "больше не действует").
+    + "over holds hold stands history retired vorbei aufgehoben entfällt vale rige sirve действует актуально применяется нужно").split(" "),
 );
 
-/** Lowercased word keys of a text: Latin/Cyrillic words of 3+ letters without a plural "s", cut to their first 5 letters, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
+/** Lowercased word keys of a text: two-letter acronyms, Latin/Cyrillic words of 3+ letters without a plural "s" cut to their first 5 letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
 export function meaningKeys(text: string): Set<string> {
   const out = new Set<string>();
-  const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
-  for (const raw of t.raw) {
-    for (const part of raw.toLowerCase().split(/[-_/.]+/)) {
+  const clean = text.replace(/\[REDACTED\]/g, " ");
+  // Two-letter acronyms count ("PR", "CI", "DB"; "PRs" too): they often are the whole subject.
+  for (const m of clean.matchAll(/(?<![\p{L}\p{N}])([A-Z]{2})s?(?![\p{Ll}\p{N}])/gu)) out.add((m[1] as string).toLowerCase());
+  const t = tokenize(clean);
+  // Tokens split where the script changes ("pr에는" -> "pr", "에는"); a possessive "'s" goes.
+  for (const tok of t.raw.flatMap((r) => r.replace(/'s?$/, "").match(/\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu) ?? [])) {
+    if (/^\p{Script=Hangul}+$/u.test(tok)) {
+      // A Hangul word carries its particles ("티켓을", "규칙은"): its first two syllables are the key.
+      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
+      continue;
+    }
+    for (const part of tok.toLowerCase().split(/[-_/.]+/)) {
       if (part.length < 3 || CUE_WORDS.has(part)) continue;
       // A plural "s" goes first, so "pages" and "page", "tables" and "table" give one key.
       const stem = part.length > 3 && part.endsWith("s") && !part.endsWith("ss") ? part.slice(0, -1) : part;
@@ -71,7 +83,7 @@ export interface Withdrawable {
  * shared meaning keys (1 point each); when the withdrawal names two or more things, a rule must share more than half of
  * them, counted in the clause that points at the rule (targetClause; not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
  * best rule needs at least 2 points (a tie goes to the
- * later rule, the one said most recently), or, for an explicit withdrawal of at most three meaning keys, 1 point when
+ * later rule, the one said most recently), or, for an explicit withdrawal whose target clause has at most three meaning keys, 1 point when
  * it is the only rule with any. `rules` in the order they were stated.
  */
 export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean; explicit?: boolean } = {}): Withdrawable | undefined {
@@ -108,6 +120,6 @@ export function findWithdrawTarget(rules: readonly Withdrawable[], text: string,
     }
   }
   // An explicit withdrawal naming one subject ("forget the pagination rule") takes the only rule that shares it.
-  if (!best && opts.explicit === true && singles === 1 && keys.size <= 3) return single;
+  if (!best && opts.explicit === true && singles === 1 && meaningKeys(targetClause(text)).size <= 3) return single;
   return best;
 }

@@ -161,6 +161,22 @@ describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () =>
     expect(verdict(text)?.kind).toBe("retraction");
     expect(verdict(text)?.score).toBeLessThan(2.5);
   });
+  it.each([
+    ["Every PR needs a linked ticket.", "Stop worrying about tickets on PRs."],
+    ["Every PR needs a linked ticket.", "The ticket requirement on PRs is gone, we track work in the board now."],
+    ["No deploys on Fridays.", "About the Friday deploy freeze. That's over now."],
+    ["Freitags keine Deployments.", "Zum Freitags-Deployment-Stopp: Das gilt nicht mehr."],
+    ["Cada PR lleva un ticket enlazado.", "Lo del ticket en los PR ya no va."],
+    ["По пятницам не деплоим.", "Насчёт запрета деплоя по пятницам. Это больше не действует."],
+    ["周五不发布。", "关于周五不发布。那条作废了。"],
+    ["PR には必ずチケットを紐づける。", "チケット紐づけのルールはもうなしで。"],
+    ["PR에는 항상 티켓을 연결한다.", "PR 티켓 연결 규칙은 이제 없어."],
+  ])("withdrawn in a real run (acronyms, particles, a subject in the sentence before): %s / %s", async (rule, withdrawal) => {
+    const p = tempProject();
+    const other = "Use pnpm, not npm.";
+    await extractText(p, jsonl([user(rule), assistant("Ok."), user(other), assistant("Ok."), user(withdrawal), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([other]);
+  });
   it("a withdrawal in other words retires its rule in a real run", async () => {
     const p = tempProject();
     await extractText(p, jsonl([user("Amounts in ledger are integers in cents, never floats."), assistant("Ok."), user("The cents-only thing for the ledger no longer applies, we use decimals there now."), assistant("Ok.")]));
