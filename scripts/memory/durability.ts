@@ -139,7 +139,8 @@ const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|
 /** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
 const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
 /** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
-const PLAIN_DECLARATIVE_CJK = /(?:[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
+// Not "です"/"ます" (the polite register of a remark: 本番は東京リージョンです).
+const PLAIN_DECLARATIVE_CJK = /(?:(?<![でま])[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
 const SOFT_RE = words(["i(?:'d| would)? prefer", "i like", "i'?d rather", "ideally", "if possible", "where possible", "nice to have", "try to", "maybe", "perhaps", "i think", "i guess", "if you can", "when you get a chance"]);
 const COMMANDISH = /`[^`\n]*(?:\b(?:npm|npx|pnpm|yarn|bun|node|tsx|cargo|go|make|docker|kubectl|git|ssh|scp|curl|python3?|pytest|uv|pip|terraform|helm|mvn|gradle|dotnet|bundle|rails|rake|mix|deno|just|poetry)\b|\.\/|--?[a-z])[^`\n]*`/i;
 const PROC_PURPOSE = words([
@@ -216,7 +217,7 @@ export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:tha
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =
-  /(?:[,;:]\s*|\s[-\u2013\u2014]\s*)(?:I|ich|yo|я)\s+(?:always|never|can never|can't ever|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])(?!\s+(?:want|need|expect|require|insist|will|möchte|will|quiero|хочу)(?![\p{L}]))|^(?:(?:by the way|btw|honestly|oh|man|haha|lol|ugh|puh|uf|блин|哈哈),?\s*)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
+  /(?:[,;:]\s*|\s[-\u2013\u2014]\s*)(?:I|ich|yo|я)\s+(?:always|never|can never|can't ever|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])(?!\s+(?:want|need|expect|require|insist|will|möchte|will|quiero|хочу)(?![\p{L}]))|^(?:(?:by the way|btw|honestly|oh|man|haha|lol|ugh|puh|uf|блин|哈哈),?\s*)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|忘れちゃ|忘れがち|忘れるんです|기억이 안|까먹/iu;
 
 /** A wish about the assistant's answers (length, tone), not a rule about the project. */
 export const CHAT_STYLE_RE =
@@ -224,7 +225,7 @@ export const CHAT_STYLE_RE =
 
 /** A compliment or thanks addressed to the assistant (with "you always/never …" it is small talk, not a rule). */
 export const PRAISE_RE =
-  /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo)(?![\p{L}])|谢谢|厉害|太棒|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
+  /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo|приятно|a pleasure|a joy|me encanta|macht spa(?:ß|ss))(?![\p{L}])|愉快|谢谢|厉害|太棒|楽しい|즐거|편해|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
 /** A secret handed over in the sentence: "[REDACTED]" after "is", "=", ":", "ist", "es", "是", "は", "이", a credential word ("password", "пароль"), or at its end. */
 export const CREDENTIAL_RE =
   /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
@@ -238,7 +239,7 @@ export const GRANT_RE =
   /(?<![\p{L}])(?:without asking(?: me)?|yourself|on your own|feel free|ohne (?:zu fragen|rückfrage|nachzufragen)|selbst(?:ständig)?|sin preguntar(?:me)?|t[úu] mism[oa]|por tu cuenta|без (?:спроса|вопросов|согласования)|сам(?:а)?)(?![\p{L}])|不用问我|不用问|自己(?:来|改|升|跑)?|確認なしで|自分で|묻지 않고|직접/iu;
 const PERMISSION_CUE = /(?<![\p{L}])(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|darfst|kannst|puedes|можешь|можно)(?![\p{L}])|可以|していい|してもいい|해도 (?:돼|된다)/iu;
 
-const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|你|您|あなた|君|너|당신)(?![\p{L}])/iu;
+const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|с тобой|с вами|contigo|mit dir|with you|和你|跟你|你|您|あなた|君|너랑|너와|너|당신)(?![\p{L}])/iu;
 /** A praise word, then a clause about the assistant: "Thanks, you always …", "Nice one, you never …", "Danke, du …", "谢谢，你…", "ありがとう、いつも…". */
 const PRAISE_THEN_YOU =
   /^[\p{L}\s!']{1,24}[,，、!！]\s*(?:(?:you|du|t[úu]|ты|вы|你|您)(?![\p{L}])|いつも|항상)/iu;

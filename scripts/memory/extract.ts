@@ -73,6 +73,23 @@ function toUnit(text: string): Unit {
   return { line: 1, endLine: 1, text, kind: "line", headings: [], level: 0, depth: 0, leadIn: "" };
 }
 
+/**
+ * A prohibition on changing what lies in a path ("never edit generated code in src/gen/", "ничего не правь в src/gen/"):
+ * a verb of changing, then (within 40 characters) a locative preposition right before the path. The path is where the
+ * rule applies. inferScope (operators/scope.ts) leaves such a path alone after a verb, since most verbs before a path
+ * name a destination ("copy … into docs/").
+ */
+const GUARDED_PATH =
+  /(?<![\p{L}])(?:edit\p{L}*|touch\p{L}*|chang\p{L}*|modif\p{L}*|alter\p{L}*|rewrit\p{L}*|refactor\p{L}*|delet\p{L}*|remov\p{L}*|ändern|änderungen|anfassen|bearbeit\p{L}*|editier\p{L}*|lösch\p{L}*|toques|toqu\p{L}*|cambi\p{L}*|borr\p{L}*|прав\p{L}*|трога\p{L}*|меня\p{L}*|редактир\p{L}*|удаля\p{L}*)(?![\p{L}])[^.;!?]{0,40}?(?<![\p{L}])(?:in|inside|under|within|im|unter|innerhalb|en|dentro de|в|во|внутри)\s+`?((?:\.?[\w-]+\/)+[\w*-]*)`?/iu;
+
+/** The folder glob of a path a rule guards against changes (GUARDED_PATH), or undefined. */
+function guardedPath(text: string): string | undefined {
+  const m = GUARDED_PATH.exec(text);
+  if (!m) return undefined;
+  const folder = (m[1] as string).replace(/^\.\//, "").replace(/\/+$/, "").replace(/\/\*+$/, "");
+  return folder === "" ? undefined : `${folder}/**`;
+}
+
 /** A verb of writing something down, then a preposition, right before a file path: "documented in", "trag … ein in", "anota en", "записывай в", "写到", "记在". */
 const RECORD_BEFORE =
   /(?:(?<![\p{L}])(?:document\p{L}*|note[ds]?|noted|record\p{L}*|log(?:s|ged)?|list(?:s|ed)?|adds?|added|writes?|written|describe[ds]?|described|register\p{L}*|mention\p{L}*|track\p{L}*|entry|entries|row|dokumentier\p{L}*|eingetragen|trag\p{L}*|notier\p{L}*|festgehalten|beschrieben|schreib\p{L}*|documenta\p{L}*|anota\p{L}*|registra\p{L}*|añad\p{L}*|apunta\p{L}*|escrib\p{L}*|describ\p{L}*|документир\p{L}*|запис\p{L}*|добав\p{L}*|опис\p{L}*|занос\p{L}*|фиксир\p{L}*)(?![\p{L}])[^.;!?]{0,40}(?<![\p{L}])(?:in|into|to|im|ins|in die|in den|en|a|al|в|во)\s+`?|(?:写到|写进|写在|记在|记到|记录在|记录到|加到|补到|更新到|补充到)\s*`?)$/iu;
@@ -131,7 +148,8 @@ export function judge(
   const pre = cands.map((c) => {
     const scope = inferScope(c.text);
     const named = scope.kind === "path" ? objectPathsDropped(c.text, scope.globs) : [];
-    const globs = named.length > 0 ? named : folderScope(c.text, opt.folders ?? []);
+    const guarded = named.length > 0 || scope.kind === "path" ? undefined : guardedPath(c.text);
+    const globs = named.length > 0 ? named : guarded !== undefined ? [guarded] : folderScope(c.text, opt.folders ?? []);
     const logit = Math.max(-UTTERANCE_CLIP, Math.min(UTTERANCE_CLIP, model.logit(c.text)));
     return { globs, cues: cuesOf(c.text, globs.length > 0), logit };
   });

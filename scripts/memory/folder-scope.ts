@@ -28,6 +28,9 @@ const NOT_SCOPE_AFTER = /^\s*(?:の\s*\S{0,12}?\s*)?(?:以下|の下|配下)?\s*
 export const SEQUENCE_RE =
   /^[:：]\s*(?:first|zuerst|erst|primero|сначала|先|首先|まず|먼저)(?![\p{L}])[\s\S]*(?:then|next|after that|dann|danach|después|luego|потом|затем|然后|再|次に|その後|그다음|다음에)/iu;
 
+/** Folder names that are also activities: as a sentence's subject they give no scope (after "in" they still do). */
+const ACTIVITY_NAMES = /^(?:tests?|specs?|builds?|ci|deploy(?:s|ments?)?|releases?|logs?|lint(?:ing)?|checks?)$/iu;
+
 /** Where a procedure's header ends: its steps name places they act on, not where the procedure applies. */
 const STEPS_START = /[:：]|\s1[.)]\s/u;
 
@@ -82,7 +85,9 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
     if (/[/.]$/.test(before) || /^[/.][\p{L}]/u.test(after)) continue;
     // An acronym in capitals ("SQL queries", "API responses") names a language or a technology, not a lowercase folder.
     if (word.length >= 2 && word === word.toUpperCase() && /\p{Lu}/u.test(word)) continue;
-    const initial = at === text.length - sentenceStart.length;
+    // As a subject, an activity that is also a folder's name ("Tests must pass before merging", "Builds run on CI")
+    // names what the rule is about, not where it applies.
+    const initial = at === text.length - sentenceStart.length && !ACTIVITY_NAMES.test(word);
     const placed =
       LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || AFTER.test(after) || initial || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
     if (!placed || NOT_SCOPE_BEFORE.test(before) || NOT_SCOPE_AFTER.test(text.slice(at + word.length, at + word.length + 24))) continue;

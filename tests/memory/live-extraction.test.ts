@@ -75,6 +75,9 @@ describe("small talk with always/never, remarks and praise are not rules; rules 
     "Danke, du denkst immer an alles.",
     "Man, I always forget the kubectl context flag.",
     "The flags, I can never keep them apart.",
+    "毎回ポート番号を忘れちゃう。",
+    "С тобой всегда приятно работать.",
+    "本番は東京リージョンです。",
   ])("dropped: %s", (text) => {
     const v = verdict(text);
     expect(v?.keep, `${v?.score} [${v?.cues.join(",")}]`).toBe(false);
@@ -219,6 +222,13 @@ describe("scope from folder names without a slash", () => {
     expect(folderScope("billing에서는 금액을 정수로 저장한다.", more)).toEqual(["services/billing/**"]);
     expect(folderScope("SQL-Migrationen werden nie nachträglich geändert.", more)).toEqual(["sql/migrations/**"]);
     expect(folderScope("Tests in e2e run against staging only.", more)).toEqual(["tests/e2e/**"]);
+  });
+  it("a prohibition on changing what lies in a path is scoped to it; an activity as the subject is not a folder scope", () => {
+    expect(verdict("Never edit generated code in src/gen/.")?.globs).toEqual(["src/gen/**"]);
+    expect(verdict("Ничего не правь в src/gen/ руками.")?.globs).toEqual(["src/gen/**"]);
+    expect(verdict("Copy the release notes into docs/releases/.")?.globs).toEqual([]);
+    expect(folderScope("Tests must pass before merging.", ["tests"])).toEqual([]);
+    expect(folderScope("In tests, no network calls.", ["tests"])).toEqual(["tests/**"]);
   });
   it("an acronym in capitals is a language, not the lowercase folder; a file written into is not the scope", () => {
     expect(folderScope("SQL queries never use SELECT *.", ["sql"])).toEqual([]);
