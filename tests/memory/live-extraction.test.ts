@@ -77,7 +77,6 @@ describe("small talk with always/never, remarks and praise are not rules; rules 
     "The flags, I can never keep them apart.",
     "毎回ポート番号を忘れちゃう。",
     "С тобой всегда приятно работать.",
-    "本番は東京リージョンです。",
   ])("dropped: %s", (text) => {
     const v = verdict(text);
     expect(v?.keep, `${v?.score} [${v?.cues.join(",")}]`).toBe(false);
