@@ -308,11 +308,15 @@ function post(ix: RuleIndex, r: Rule, terms: readonly string[], ids: string, d: 
 }
 
 function indexSource(ix: RuleIndex, r: Rule, src: RuleSource): void {
-  const k = sourceKey(src);
-  const list = ix.bySource.get(k);
-  if (!list) ix.bySource.set(k, [r]);
-  else if (!list.includes(r)) list.push(r);
+  for (const k of src.uuid === undefined ? [sourceKey(src)] : [sourceKey(src), uuidKey(src)]) {
+    const list = ix.bySource.get(k);
+    if (!list) ix.bySource.set(k, [r]);
+    else if (!list.includes(r)) list.push(r);
+  }
 }
+
+/** Key of a source by its transcript line's uuid and sentence index (a replayed line has another offset, the same uuid). */
+const uuidKey = (s: RuleSource): string => `uuid\u0000${s.uuid ?? ""}\u0000${s.n ?? 0}`;
 
 const retiredKey = (r: Rule): string | undefined => (r.retiredAt && r.retiredBy !== undefined ? `${sourceKey(r.retiredAt)}\u0000${r.retiredBy}` : undefined);
 
@@ -698,6 +702,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   const sk = sourceKey(st.source);
   const seen = (ix.bySource.get(sk) ?? []).find((r) => r.sources.some((s) => sourceKey(s) === sk) && r.origin === st.origin && r.text === st.text);
   if (seen && st.origin === "transcript") return { action: "duplicate-source", ruleId: seen.id, retired: [] };
+  // The same line replayed in a later run (same uuid, another offset): read once, so a withdrawn rule stays withdrawn.
+  if (st.source.uuid !== undefined && st.origin === "transcript") {
+    const uk = uuidKey(st.source);
+    const again = (ix.bySource.get(uk) ?? []).find((r) => r.text === st.text && r.sources.some((s) => s.uuid !== undefined && uuidKey(s) === uk));
+    if (again) return { action: "duplicate-source", ruleId: again.id, retired: [] };
+  }
   if (ix.retiredKeys.has(`${sk}\u0000${st.text}`)) {
     return { action: "duplicate-source", retired: [] };
   }

@@ -179,6 +179,22 @@ describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () =>
     await extractText(p, jsonl([user(rule), assistant("Ok."), user(other), assistant("Ok."), user(withdrawal), assistant("Ok.")]));
     expect(activeRules(p.rulesDir)).toEqual([other]);
   });
+  it("a line replayed in a later run with its uuid but a new timestamp does not revive its withdrawn rule", async () => {
+    const p = tempProject();
+    const rule = user("Never deploy on Fridays.", "s1", { uuid: "u-r", timestamp: "2026-11-29T10:00:00.000Z" });
+    const take = user("Forget the rule about Friday deploys.", "s1", { uuid: "u-t", timestamp: "2026-11-29T10:05:00.000Z" });
+    const first = jsonl([rule, assistant("Ok."), take, assistant("Ok.")]);
+    await extractText(p, first);
+    expect(activeRules(p.rulesDir)).toEqual([]);
+    const { appendFileSync } = await import("node:fs");
+    appendFileSync(p.transcript, jsonl([user("Never deploy on Fridays.", "s1", { uuid: "u-r", timestamp: "2026-11-29T11:00:00.000Z" })]));
+    await extractText(p, null);
+    expect(activeRules(p.rulesDir)).toEqual([]);
+    // The same words typed again (a new uuid) do bring the rule back.
+    appendFileSync(p.transcript, jsonl([user("Never deploy on Fridays.", "s1", { uuid: "u-new", timestamp: "2026-11-29T12:00:00.000Z" })]));
+    await extractText(p, null);
+    expect(activeRules(p.rulesDir)).toEqual(["Never deploy on Fridays."]);
+  });
   it("a withdrawal in other words retires its rule in a real run", async () => {
     const p = tempProject();
     await extractText(p, jsonl([user("Amounts in ledger are integers in cents, never floats."), assistant("Ok."), user("The cents-only thing for the ledger no longer applies, we use decimals there now."), assistant("Ok.")]));

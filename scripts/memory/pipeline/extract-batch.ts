@@ -136,6 +136,7 @@ export class BatchRunner {
       // Provenance time is the line's own timestamp (so reruns write the same bytes); the clock only as a fallback.
       if (x.u.timestamp) src.at = x.u.timestamp;
       else if (opts.now) src.at = opts.now().toISOString();
+      if (x.u.uuid !== undefined) src.uuid = x.u.uuid;
       splitSentences(red.texts[i] as string).forEach((s, n) => {
         cands.push({ text: dropSecretClauses(s), source: n === 0 ? src : { ...src, n } });
       });
