@@ -7,7 +7,7 @@ import { defaultUtteranceScorer } from "../../scripts/memory/utterance-default.j
 import { parseUtteranceTsv, trainUtteranceModel, utteranceScorer } from "../../scripts/memory/utterance-model.js";
 import { findWithdrawTarget } from "../../scripts/memory/withdraw.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
-import { activeRules, extractText, tempProject } from "./helpers.js";
+import { activeRules, extractText, filesUnder, tempProject } from "./helpers.js";
 
 const src = { session: "s", line: 1, offset: 0 };
 const verdict = (text: string, folders: string[] = []) => judge([{ text, source: src }], regexClassifier, undefined, { folders })[0];
@@ -194,6 +194,18 @@ describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () =>
     appendFileSync(p.transcript, jsonl([user("Never deploy on Fridays.", "s1", { uuid: "u-new", timestamp: "2026-11-29T12:00:00.000Z" })]));
     await extractText(p, null);
     expect(activeRules(p.rulesDir)).toEqual(["Never deploy on Fridays."]);
+  });
+  it("the sidecar keeps a consonant digest of the uuid, never the uuid (its digits could match a PIN typed elsewhere)", async () => {
+    const { uuidDigest } = await import("../../scripts/memory/pipeline/extract-batch.js");
+    expect(uuidDigest("5f0c4821-aa10-4b7e-9c11-0d2b3e4f5a6b")).toMatch(/^[bcdfghjklmnpqrstvwxz]{16}$/);
+    expect(uuidDigest("x")).toBe(uuidDigest("x"));
+    const p = tempProject();
+    await extractText(p, jsonl([user("Never deploy on Fridays.", "s1", { uuid: "5f0c4821-aa10-4b7e-9c11-0d2b3e4f5a6b" })]));
+    const { readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const all = filesUnder(p.rulesDir).map((f) => readFileSync(join(p.rulesDir, f), "utf8")).join("\n");
+    expect(all).toContain("Never deploy on Fridays.");
+    expect(all).not.toContain("4821");
   });
   it("a withdrawal in other words retires its rule in a real run", async () => {
     const p = tempProject();

@@ -3,6 +3,7 @@
  * order (bounded by count, characters and the bytes they span, so memory stays bounded on huge transcripts),
  * and each batch is redacted, split into sentences, judged and consolidated into the store.
  */
+import { createHash } from "node:crypto";
 import { applyStatement } from "../consolidate.js";
 import { DURABLE_THRESHOLD } from "../durability.js";
 import { dropSecretClauses, judge, toStatement, type Candidate, type Verdict } from "../extract.js";
@@ -14,6 +15,21 @@ import type { ExtractOptions, ExtractReport } from "./extract-api.js";
 import type { LinePos, RunProgress } from "./extract-cursor.js";
 import { yieldAndCheck, type SignalTrap } from "./interrupt.js";
 import { askLlm } from "./llm-review.js";
+
+
+/** Consonants only: a digest written with them cannot hold a digit string or most words (a PIN or a password in the corpus). */
+const DIGEST_ALPHABET = "bcdfghjklmnpqrstvwxz";
+
+/**
+ * The sidecar's record of a transcript line's uuid: 16 letters of its sha256 in DIGEST_ALPHABET. Stored instead of
+ * the uuid itself so no run of digits a user once typed as a PIN can turn up in the rules folder by chance.
+ */
+export function uuidDigest(uuid: string): string {
+  const h = createHash("sha256").update(uuid).digest();
+  let out = "";
+  for (let i = 0; i < 16; i++) out += DIGEST_ALPHABET[(h[i] as number) % DIGEST_ALPHABET.length];
+  return out;
+}
 
 /**
  * User utterances per batch (redaction, classification, consolidation). A run always finishes the first batch
@@ -136,7 +152,7 @@ export class BatchRunner {
       // Provenance time is the line's own timestamp (so reruns write the same bytes); the clock only as a fallback.
       if (x.u.timestamp) src.at = x.u.timestamp;
       else if (opts.now) src.at = opts.now().toISOString();
-      if (x.u.uuid !== undefined) src.uuid = x.u.uuid;
+      if (x.u.uuid !== undefined) src.uuid = uuidDigest(x.u.uuid);
       splitSentences(red.texts[i] as string).forEach((s, n) => {
         cands.push({ text: dropSecretClauses(s), source: n === 0 ? src : { ...src, n } });
       });
