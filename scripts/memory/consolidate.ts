@@ -6,7 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
-import { findWithdrawTarget } from "./withdraw.js";
+import { findWithdrawTarget, targetClause } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -202,6 +202,8 @@ export interface Statement {
   refine?: boolean;
   /** For a retraction that names nothing ("That's over now."): the sentence before it, which names the target. */
   context?: string;
+  /** An exception that points back at the rule it narrows ("I said X, but …", "X って言ったけど"): its parent may be found by meaning. */
+  pointsBack?: boolean;
   /** A refinement too weak to stand alone ("make that 15 minutes"): stored only when it finds the rule it refines. */
   needsParent?: boolean;
   /** ISO time after which the rule no longer applies (expiry.ts). */
@@ -788,7 +790,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   }
 
   if (st.kind === "exception") {
-    const parent = findRefinementTarget(store, st.text);
+    let parent = findRefinementTarget(store, st.text);
+    // By meaning when the terms differ and the exception points back at its rule ("Tailwind のみって言ったけど、…だけは例外で…").
+    if (!parent && st.pointsBack === true) {
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), targetClause(st.text), { refinement: true });
+      if (found) parent = ix.ids.get(found.id);
+    }
     // Not an exception to any rule: the caller decides whether it is a rule of its own (score >= threshold).
     if (!parent) return { action: "no-target", retired: [] };
     const rule = newRule(st, terms, store);

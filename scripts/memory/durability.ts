@@ -195,8 +195,8 @@ export const NARROWING_RE =
   /\b(?:just|but|only) not\b|,\s*(?:never|not) (?:on|in|for|to|the)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
-export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
-export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);
+export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "i said [^.;]{1,60}, but", "ich (?:hatte|habe) (?:doch )?gesagt[^.;]{0,60}, aber", "dije (?:que )?[^.;]{1,60}, pero", "я говорил\\p{L}* [^.;]{1,60}, но", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
+export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외", "例外", "って言ったけど", "と言ったけど", "のルールだけど", "我说过[^，,。]{0,30}[，,]\\s*(?:但|不过)", "라고 했(?:는데|지만)", "예외"]);
 
 /** A header and at least two numbered or bulleted steps (the shape sentences.ts keeps whole). */
 export const STEPS_RE = /[:：][\s\S]*?(?:^|\s)(?:1[.)]|[-*•])\s*\S[\s\S]*?(?:^|\s)(?:2[.)]|[-*•])\s*\S/mu;

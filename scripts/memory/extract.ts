@@ -117,6 +117,10 @@ function objectPathsDropped(text: string, globs: readonly string[]): string[] {
     .sort();
 }
 
+/** A sentence that points back at a rule said before: "I said …, but", "ich hatte gesagt", "dije que", "я говорил", 我说过, って言ったけど, のルールだけど, 라고 했는데. */
+const REFERS_BACK =
+  /(?<![\p{L}])(?:i said|ich (?:hatte|habe) (?:doch )?gesagt|dije(?: que)?|я говорил\p{L}*|the rule about|die regel (?:mit|zu|über)|la regla de|правило про)(?![\p{L}])|我说过|那条规则|って言ったけど|と言ったけど|のルールだけど|라고 했(?:는데|지만)/iu;
+
 /** True when a sentence names nothing of its own: no meaning key (withdraw.ts) beyond cue and function words. */
 function contentless(text: string): boolean {
   return meaningKeys(text).size === 0;
@@ -177,7 +181,9 @@ export function judge(
     // A narrowing ("X is fine on your own branches, never on main") keeps its parent and is a rule of its own.
     const narrows = !withdraws && (cues.retraction || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
     if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
-    if (cues.exception && !cues.question && (cues.retraction || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
+    // An exception that points back at a rule ("I said X, but …", "Tailwind のみって言ったけど…", "タグのルールだけど…") is one
+    // whatever its score: the store keeps it only under the rule it narrows (no such rule: dropped).
+    if (cues.exception && !cues.question && (cues.retraction || REFERS_BACK.test(c.text) || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
     // An explicit withdrawal with no target is dropped, never stored as a rule (its score is kept below the threshold).
     const prev = i > 0 ? (cands[i - 1] as Candidate) : undefined;
     // "About the Friday freeze. That's over now.": a withdrawal that names nothing takes its subject from the sentence before.
@@ -263,6 +269,7 @@ export function toStatement(v: Verdict, origin: Statement["origin"] = "transcrip
   const withdraws = isWithdrawal(v.text);
   if (v.kind === "retraction" && withdraws) st.withdraw = true;
   if (v.kind === "retraction" && v.context !== undefined) st.context = v.context;
+  if (v.kind === "exception" && REFERS_BACK.test(v.text)) st.pointsBack = true;
   if (v.kind === "rule" && v.cues.includes("refinement")) {
     st.refine = true;
     if (v.score < DURABLE_THRESHOLD) st.needsParent = true;

@@ -40,7 +40,8 @@ export function meaningKeys(text: string): Set<string> {
       out.add([...stem].slice(0, 5).join(""));
     }
   }
-  for (const g of t.cjk) if ([...g].length === 2) out.add(g);
+  // Bigrams of kana only ("いい", "です", "して") are endings and particles, no evidence of a subject.
+  for (const g of t.cjk) if ([...g].length === 2 && !/^[\p{Script=Hiragana}ー]+$/u.test(g)) out.add(g);
   return out;
 }
 

@@ -207,6 +207,26 @@ describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () =>
     expect(all).toContain("Never deploy on Fridays.");
     expect(all).not.toContain("4821");
   });
+  it("an exception that points back at its rule ('I said X, but', って言ったけど) nests under it; kana endings are no evidence of a target", async () => {
+    const p = tempProject();
+    await extractText(
+      p,
+      jsonl([
+        user("スタイルは Tailwind のみ。"),
+        assistant("了解です。"),
+        user("pages では data fetching を getServerSideProps 経由で行う。"),
+        assistant("了解です。"),
+        user("Tailwind のみって言ったけど、styles の globals.css だけは例外で、編集していいです。"),
+        assistant("了解です。"),
+        user("getServerSideProps の件、App Router に移行するのでもう気にしなくていいです。"),
+        assistant("了解です。"),
+      ]),
+    );
+    expect(activeRules(p.rulesDir)).toEqual(["スタイルは Tailwind のみ。", "Tailwind のみって言ったけど、styles の globals.css だけは例外で、編集していいです。"]);
+    const q = tempProject();
+    await extractText(q, jsonl([user("I said the exceptions module is off-limits, but you can add new error classes there."), assistant("Ok.")]));
+    expect(activeRules(q.rulesDir)).toEqual([]);
+  });
   it("a withdrawal in other words retires its rule in a real run", async () => {
     const p = tempProject();
     await extractText(p, jsonl([user("Amounts in ledger are integers in cents, never floats."), assistant("Ok."), user("The cents-only thing for the ledger no longer applies, we use decimals there now."), assistant("Ok.")]));
