@@ -86,10 +86,14 @@ export const NORMATIVE_RE = words([
   "verboten", "keine?", "ne (?:jamais|pas)", "il faut", "interdit", "нельзя", "не надо", "не нужно", "не (?:делай|используй|трогай|коммить|пушь)",
   "должен", "должны", "обязательно", "запрещено",
   // "none whatsoever" and "only via" in Russian, Spanish and German (issue 13, class 3)
-  "hold off(?: on)?", "refrain from", "stay (?:away|off) from", "leave [^.,;]{1,30} alone", "(?:is|are) off the table",
+  "hold off(?: on)?", "refrain from",
+  // German separable verbs negated ("fass … nicht an", "rühr … nicht an") and Russian negated imperatives of any verb.
+  "nicht (?:mehr )?(?:an|um|ab)(?=\\s*[.!,;]|$)", "не (?!знаю|помню|уверен)\\p{L}{2,}(?:ай|яй|ей|уй|ь|йте|ьте)", "stay (?:away|off) from", "leave [^.,;]{1,30} alone", "(?:is|are) off the table",
   "никаких", "никакого", "никакой", "ни одного", "только (?:через|в|из|на|по|с)", "nada de", "ning[uú]n(?:a)?", "solo (?:desde|en|por|con|a trav[eé]s de)", "nur (?:über|in|im|aus|mit|per)",
 ]);
-const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "しないで", "してはいけない", "してはならない", "禁止", "하지 ?마", "하면 안", "해야", "금지"]);
+const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "勿", "しないで", "してはいけない", "してはならない", "禁止",
+  // Negated imperatives of any verb (issue 13, class 3): 流さないで, 触らないでください, 올리지 마, 건드리지 마세요.
+  "[^\\s、。]ないで(?:ください|下さい|ね)?[。.!！]?$", "[^\\s、。]ないこと[。.]?$", "하지 ?마", "\\S지 마(?:세요|요|라)?(?![\\p{L}])", "하면 안", "면 안 (?:돼|된다|됩니다)", "해야", "금지"]);
 
 /** A rule stated as a fact (references/taxonomy.md Hard case 23; references/cases.md BL-03). */
 export const FACT_RE = words([
@@ -210,7 +214,7 @@ export const EXPIRY_RE = words([
 /** The whole expiry phrase of a sentence: "until <what>", "bis <what>", "hasta <what>", "до <what>", or a bare marker (temporarily, 今日だけ, 당분간). */
 export const EXPIRY_PHRASE_RE =
   /(?<![\p{L}])(?:until|till|hasta(?: que| el)?|bis(?: zum| zur)?|до|пока не)\s+[^,.;!?，。]{2,60}|(?<![\p{L}])(?:temporarily|for (?:today|this week|this sprint) only|(?:today|this week) only|temporalmente|solo (?:por )?(?:hoy|esta semana)|vorübergehend|nur (?:heute|diese woche)|временно|только (?:сегодня|на этой неделе))(?![\p{L}])|[^，。、\s]{1,12}(?:之前|以前)|暂时|暫時|这周|今天先|[^、。\s]{1,16}まで|当面|今週だけ|今日だけ|今日中|一時的|[^,\s]{1,12}까지|당분간|이번 주만/iu;
-const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "一時的", "까지", "당분간", "이번 주만"]);
+const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
 export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to)(?![\p{L}])|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;

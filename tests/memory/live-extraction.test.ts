@@ -111,6 +111,18 @@ describe("bounds and end dates are evidence, not doors", () => {
   });
 });
 
+describe("negated imperatives of any verb are prohibitions (issue 13, class 3)", () => {
+  it.each(["本番のテーブルは触らないでください。", "운영 DB는 건드리지 마세요.", "Fass die Migrationen nicht an.", "Не запускай сиды на проде.", "勿提交 .env 文件。"])("%s", (text) => {
+    expect(verdict(text)?.cues).toContain("normative");
+  });
+  it.each(["Mehr hält die Datenbank nicht aus.", "Не знаю, что там."])("not a prohibition: %s", (text) => {
+    expect(verdict(text)?.cues).not.toContain("normative");
+  });
+  it("'今日中は' is an end date", () => {
+    expect(verdict("今日中は plan も apply も流さないで。")?.cues).toEqual(expect.arrayContaining(["normative", "expiry"]));
+  });
+});
+
 describe("refinements lean on their parent", { timeout: 30_000 }, () => {
   it("'… und jetzt auch …' supersedes the rule it extends", async () => {
     const p = tempProject();
