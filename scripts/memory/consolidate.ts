@@ -6,7 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
-import { findWithdrawTarget } from "./withdraw.js";
+import { findWithdrawTarget, targetClause } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -200,6 +200,12 @@ export interface Statement {
   withdraw?: boolean;
   /** A refinement ("make that 15 minutes", "Korrektur: …", 更正): it supersedes the rule it refines (found by meaning, withdraw.ts). */
   refine?: boolean;
+  /** For a retraction that names nothing ("That's over now."): the sentence before it, which names the target. */
+  context?: string;
+  /** An exception that points back at the rule it narrows ("I said X, but …", "X って言ったけど"): its parent may be found by meaning. */
+  pointsBack?: boolean;
+  /** A refinement too weak to stand alone ("make that 15 minutes"): stored only when it finds the rule it refines. */
+  needsParent?: boolean;
   /** ISO time after which the rule no longer applies (expiry.ts). */
   expires?: string;
 }
@@ -304,11 +310,15 @@ function post(ix: RuleIndex, r: Rule, terms: readonly string[], ids: string, d: 
 }
 
 function indexSource(ix: RuleIndex, r: Rule, src: RuleSource): void {
-  const k = sourceKey(src);
-  const list = ix.bySource.get(k);
-  if (!list) ix.bySource.set(k, [r]);
-  else if (!list.includes(r)) list.push(r);
+  for (const k of src.uuid === undefined ? [sourceKey(src)] : [sourceKey(src), uuidKey(src)]) {
+    const list = ix.bySource.get(k);
+    if (!list) ix.bySource.set(k, [r]);
+    else if (!list.includes(r)) list.push(r);
+  }
 }
+
+/** Key of a source by its transcript line's uuid and sentence index (a replayed line has another offset, the same uuid). */
+const uuidKey = (s: RuleSource): string => `uuid\u0000${s.uuid ?? ""}\u0000${s.n ?? 0}`;
 
 const retiredKey = (r: Rule): string | undefined => (r.retiredAt && r.retiredBy !== undefined ? `${sourceKey(r.retiredAt)}\u0000${r.retiredBy}` : undefined);
 
@@ -694,6 +704,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   const sk = sourceKey(st.source);
   const seen = (ix.bySource.get(sk) ?? []).find((r) => r.sources.some((s) => sourceKey(s) === sk) && r.origin === st.origin && r.text === st.text);
   if (seen && st.origin === "transcript") return { action: "duplicate-source", ruleId: seen.id, retired: [] };
+  // The same line replayed in a later run (same uuid, another offset): read once, so a withdrawn rule stays withdrawn.
+  if (st.source.uuid !== undefined && st.origin === "transcript") {
+    const uk = uuidKey(st.source);
+    const again = (ix.bySource.get(uk) ?? []).find((r) => r.text === st.text && r.sources.some((s) => s.uuid !== undefined && uuidKey(s) === uk));
+    if (again) return { action: "duplicate-source", ruleId: again.id, retired: [] };
+  }
   if (ix.retiredKeys.has(`${sk}\u0000${st.text}`)) {
     return { action: "duplicate-source", retired: [] };
   }
@@ -701,11 +717,18 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   if (st.kind === "retraction") {
     // An explicit withdrawal finds its rule by meaning first (withdraw.ts), then by term overlap.
     let target: Rule | undefined;
+    const about = st.context !== undefined ? `${st.context} ${st.text}` : st.text;
     if (st.withdraw) {
-      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text);
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), about, { explicit: true });
       if (found) target = ix.ids.get(found.id);
     }
     target ??= findTarget(store, st.text);
+    // A retraction worded without a withdrawal cue ("den Changelog brauchst du nicht mehr zu pflegen") may still name
+    // its rule by meaning rather than by its terms.
+    if (!target && !st.withdraw) {
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), about);
+      if (found) target = ix.ids.get(found.id);
+    }
     if (!target && terms.length === 0 && recent) {
       const r = ix.ids.get(recent);
       if (r?.status === "active") target = r;
@@ -767,7 +790,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   }
 
   if (st.kind === "exception") {
-    const parent = findRefinementTarget(store, st.text);
+    let parent = findRefinementTarget(store, st.text);
+    // By meaning when the terms differ and the exception points back at its rule ("Tailwind のみって言ったけど、…だけは例外で…").
+    if (!parent && st.pointsBack === true) {
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), targetClause(st.text), { refinement: true });
+      if (found) parent = ix.ids.get(found.id);
+    }
     // Not an exception to any rule: the caller decides whether it is a rule of its own (score >= threshold).
     if (!parent) return { action: "no-target", retired: [] };
     const rule = newRule(st, terms, store);
@@ -791,6 +819,7 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
     const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text, { refinement: true });
     if (parent) retired.push(parent.id);
+    else if (st.needsParent) return { action: "no-target", retired: [] };
   }
   if (retired.length) rule.retires = retired;
   store.rules.push(rule);

@@ -39,7 +39,21 @@ export const WEIGHTS = {
   credential: -3, // hands over a secret ("the password is [REDACTED]", "密码是[REDACTED]"): a fact for now, not a rule
   grant: 2, // a permission that stands on its own: "you can … without asking", "… yourself", "ohne Rückfrage", 不用问我
   conditional: 1.5, // a standing trigger: "before you push, …", "bevor du pushst, …", "перед пушем …", "提交前…"
+  pastHabit: -3, // "always"/"never" about the past or an observation: "was never reliable", "war schon immer so", "никогда не был", 一直都, 昔から
+  limit: 1, // a bound stated as a rule: "at most hourly", "höchstens", "не чаще", "最多", "まで", "최대"
 } as const;
+
+/**
+ * "Always"/"never" told of the past or as an observation, not asked of the agent: "was never reliable", "have always
+ * had", "never seen", "that always happens", "war schon immer", "nunca había", "siempre ha sido", "никогда не был",
+ * 一直都, 从来没, 昔から, 한 번도 안 (issue 13, class 7).
+ */
+export const PAST_HABIT_RE =
+  /(?<![\p{L}])(?<!(?:that|which|who|die|der|das|que|который|которые|которая)\s)(?:(?:was|were|has been|have been|had been|had|seemed|used to|did)\s+(?:always|never)|(?:always|never)\s+(?:was|were|been|seen|had|seemed|happens|happened|worked|did|used to|gets? me)|(?:war|waren|hat|haben|ist)\s+(?:schon\s+)?(?:immer|nie)|(?:siempre|nunca)\s+(?:ha|han|había|habían|fue|fueron|era|eran)|(?:ha|han)\s+sido\s+siempre|(?:никогда|всегда)\s+(?:не\s+)?(?:был|была|было|были)|(?:не\s+)?(?:был|была|было|были)\s+(?:никогда|всегда))(?![\p{L}])|一直都|一直是|从来没|從來沒|以前从来|昔から|ずっとこんな|한 번도 안|항상 이랬|^(?:(?:wow|oh|honestly|haha|lol),?\s+)?(?:that|it|they|he|she|das|es|eso|esto|это|так)(?:\s+(?:here|hier|aquí|тут|здесь))?\s+(?:\p{L}+\s+)?(?:always|never|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])|^(?:这种事|大家|每个人|他们)(?:总是|老是|一直|都会)|^みんな(?:いつも|毎回)|^(?:다들|모두|팀원들은) (?:항상|늘)/iu;
+
+/** A bound: "at most", "no more than", "höchstens", "como máximo", "не чаще", "最多", "以内", "최대" (issue 13, class 1). */
+export const LIMIT_RE =
+  /(?<![\p{L}])(?:at most|no more than|not more than|at the most|höchstens|maximal|nicht mehr als|como m[aá]ximo|como mucho|no m[aá]s de|не (?:более|больше|чаще|дольше)|максимум)(?![\p{L}])|最多|至多|不超过|以内|最大|이하로|최대/iu;
 
 const W = "(?<![\\p{L}\\p{N}_])";
 const E = "(?![\\p{L}\\p{N}_])";
@@ -72,9 +86,14 @@ export const NORMATIVE_RE = words([
   "verboten", "keine?", "ne (?:jamais|pas)", "il faut", "interdit", "нельзя", "не надо", "не нужно", "не (?:делай|используй|трогай|коммить|пушь)",
   "должен", "должны", "обязательно", "запрещено",
   // "none whatsoever" and "only via" in Russian, Spanish and German (issue 13, class 3)
+  "hold off(?: on)?", "refrain from",
+  // German separable verbs negated ("fass … nicht an", "rühr … nicht an") and Russian negated imperatives of any verb.
+  "nicht (?:mehr )?(?:an|um|ab)(?=\\s*[.!,;]|$)", "не (?!знаю|помню|уверен)\\p{L}{2,}(?:ай|яй|ей|уй|ь|йте|ьте)", "stay (?:away|off) from", "leave [^.,;]{1,30} alone", "(?:is|are) off the table",
   "никаких", "никакого", "никакой", "ни одного", "только (?:через|в|из|на|по|с)", "nada de", "ning[uú]n(?:a)?", "solo (?:desde|en|por|con|a trav[eé]s de)", "nur (?:über|in|im|aus|mit|per)",
 ]);
-const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "しないで", "してはいけない", "してはならない", "禁止", "하지 ?마", "하면 안", "해야", "금지"]);
+const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "勿", "しないで", "してはいけない", "してはならない", "禁止",
+  // Negated imperatives of any verb (issue 13, class 3): 流さないで, 触らないでください, 올리지 마, 건드리지 마세요.
+  "[^\\s、。]ないで(?:ください|下さい|ね)?[。.!！]?$", "[^\\s、。]ないこと[。.]?$", "하지 ?마", "\\S지 마(?:세요|요|라)?(?![\\p{L}])", "하면 안", "면 안 (?:돼|된다|됩니다)", "해야", "금지"]);
 
 /** A rule stated as a fact (references/taxonomy.md Hard case 23; references/cases.md BL-03). */
 export const FACT_RE = words([
@@ -85,7 +104,9 @@ export const FACT_RE = words([
 
 /** A team or project convention. */
 export const CONVENTION_RE = words([
-  "we (?:always|never|only|don'?t|do not|use|prefer to|require)", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
+  "we (?:always|never|only|don'?t|do not|use|prefer to|require)",
+  // A route stated as the way things are done: "deploys go through the bot", "laufen über", "pasan por", "идут через".
+  "(?:goes|go|run|runs|pass|passes|happen|happens) (?:only )?(?:through|via)", "(?:läuft|laufen|geht|gehen) (?:nur )?über", "(?:pasa|pasan|va|van) (?:solo )?por", "(?:идёт|идет|идут|проходит|проходят) (?:только )?через", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
   "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
@@ -120,9 +141,10 @@ const TASK_START = /^(?:(?:ok(?:ay)?|now|so|then|next|also|and|please|pls|first|
 /** A universally quantified subject at the start ("every query …", "alle Texte …", "todas las fechas …", "все суммы …"). */
 const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|er)?|todos?|todas?|cada|ning[uú]n[oa]?|nada de|все|всё|каждый|каждая|каждое|никаких|ни один)\s+\p{L}/iu;
 /** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
-const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
+const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
 /** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
-const PLAIN_DECLARATIVE_CJK = /(?:[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
+// Not "です"/"ます" (the polite register of a remark: 本番は東京リージョンです).
+const PLAIN_DECLARATIVE_CJK = /(?:(?<![でま])[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
 const SOFT_RE = words(["i(?:'d| would)? prefer", "i like", "i'?d rather", "ideally", "if possible", "where possible", "nice to have", "try to", "maybe", "perhaps", "i think", "i guess", "if you can", "when you get a chance"]);
 const COMMANDISH = /`[^`\n]*(?:\b(?:npm|npx|pnpm|yarn|bun|node|tsx|cargo|go|make|docker|kubectl|git|ssh|scp|curl|python3?|pytest|uv|pip|terraform|helm|mvn|gradle|dotnet|bundle|rails|rake|mix|deno|just|poetry)\b|\.\/|--?[a-z])[^`\n]*`/i;
 const PROC_PURPOSE = words([
@@ -150,20 +172,35 @@ const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取
  */
 export const WITHDRAW_RE = words([
   "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|withdraw|retract|lift|remove|kill)(?: about)? (?:that|the|this|my|what i (?:said|told you)(?: about)?|everything i said about)",
+  "(?:scrap|scratch|ditch|bin) (?:it|them)", "(?:forget|drop) (?:it|them)(?: entirely| completely)?(?=\\s*(?:[,.;!，。]|$))", "(?:rule|requirement|thing) (?:is )?(?:retired|cancelled|canceled|dropped|scrapped|withdrawn)",
   "scratch that", "never ?mind", "strike that", "i take (?:that|it) back", "(?:no longer|doesn'?t|does not) (?:applies|apply|holds?|stands?)(?: any ?more)?", "(?:is|are) (?:off|gone|dead|void|obsolete)(?: now)?",
   "olvida(?:te)? (?:lo|la regla|eso|lo de)", "(?:ya no|deja de) (?:aplica|vale|hace falta|rige)", "(?:quita|elimina|anula) (?:la regla|lo de|eso)",
   "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
   "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
+  // Withdrawals worded without the verbs above (issue 13, class 5): "… is history", "we're done with …", "ist aufgehoben".
+  "(?:is|are) no longer a thing", "(?:is|are|[\\p{L}-]+'s|[\\p{L}-]+'re) (?:now )?(?:retired|history|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)", "(?:rule|requirement|thing)[^.;]{0,40} (?:is|are) (?:now )?(?:retired|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)",
+  "we(?:'ve| have)? dropped (?:the|that)", "(?:we're|we are) done with", "don'?t bother (?:with|about)",
+  "(?:stop|quit) (?:worrying|caring|bothering) about", "(?:don'?t|no need to) (?:worry|care) about [^.;]{1,40} any ?more",
+  "das mit [^.;]{1,40} lassen wir", "(?:lass|lassen) (?:wir )?(?:das|es) (?:sein|bleiben)", "gibt es nicht mehr",
+  "ya no (?:va|vale|cuenta|corre)", "больше нет", "уже нет",
+  "(?:is|are|[\\p{L}-]+'s) (?:now )?over", "(?:ist|sind) (?:jetzt )?vorbei", "se acab[oó]", "(?:закончил\\p{L}*|кончил\\p{L}*)",
+  "(?:ist|sind) (?:jetzt )?(?:aufgehoben|geschichte|gestrichen|abgeschafft|obsolet)", "entfällt", "lass (?:das|die|den) [^.;]{1,40} weg",
+  "olv[ií]da(?:te|lo)? de", "(?:queda|quedan) sin efecto", "descarta(?:mos)?", "se acab[oó] lo de", "ya no (?:es necesari[oa]|hace falta)",
+  "забей(?:те)?(?: на)?", "отменяем", "снимаем", "больше не (?:требуется|нужен|нужна|нужны|актуальн\\p{L}*)", "неактуальн\\p{L}*",
 ]);
-export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로"]);
+export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로",
+  "不用管了", "可以不管了", "结束了", "終わりました", "끝났", "不需要了", "删了吧", "删掉吧", "撤掉", "撤了", "废了", "废掉", "不算数", "(?:那条|那个|这条)[^。，,]{0,12}(?:删|去掉|不要)",
+  "もう[^。、]{0,16}なくて(?:いい|大丈夫)", "は?やめにし", "ルールは?(?:なし|終わり)",
+  "없애(?:자|요|기로)", "폐지", "(?:규칙|룰)[은는]? (?:이제 )?없(?:어|다|습니다|어요)", "下线了", "停用了", "이제 [^.]{0,16}안 \\S+도 (?:돼|된다|됩니다)", "빼(?:자|기로)",
+]);
 
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */
 export const NARROWING_RE =
   /\b(?:just|but|only) not\b|,\s*(?:never|not) (?:on|in|for|to|the)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
-export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
-export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외"]);
+export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "i said [^.;]{1,60}, but", "ich (?:hatte|habe) (?:doch )?gesagt[^.;]{0,60}, aber", "dije (?:que )?[^.;]{1,60}, pero", "я говорил\\p{L}* [^.;]{1,60}, но", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
+export const EXCEPTION_CJK = anywhere(["除了", "除非", "以外", "を除いて", "제외", "例外", "って言ったけど", "と言ったけど", "のルールだけど", "我说过[^，,。]{0,30}[，,]\\s*(?:但|不过)", "라고 했(?:는데|지만)", "예외"]);
 
 /** A header and at least two numbered or bulleted steps (the shape sentences.ts keeps whole). */
 export const STEPS_RE = /[:：][\s\S]*?(?:^|\s)(?:1[.)]|[-*•])\s*\S[\s\S]*?(?:^|\s)(?:2[.)]|[-*•])\s*\S/mu;
@@ -177,14 +214,14 @@ export const EXPIRY_RE = words([
 /** The whole expiry phrase of a sentence: "until <what>", "bis <what>", "hasta <what>", "до <what>", or a bare marker (temporarily, 今日だけ, 당분간). */
 export const EXPIRY_PHRASE_RE =
   /(?<![\p{L}])(?:until|till|hasta(?: que| el)?|bis(?: zum| zur)?|до|пока не)\s+[^,.;!?，。]{2,60}|(?<![\p{L}])(?:temporarily|for (?:today|this week|this sprint) only|(?:today|this week) only|temporalmente|solo (?:por )?(?:hoy|esta semana)|vorübergehend|nur (?:heute|diese woche)|временно|только (?:сегодня|на этой неделе))(?![\p{L}])|[^，。、\s]{1,12}(?:之前|以前)|暂时|暫時|这周|今天先|[^、。\s]{1,16}まで|当面|今週だけ|今日だけ|今日中|一時的|[^,\s]{1,12}까지|당분간|이번 주만/iu;
-const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "一時的", "까지", "당분간", "이번 주만"]);
+const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
-export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to)(?![\p{L}])/iu;
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to)(?![\p{L}])|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =
-  /^(?:(?:by the way|btw|honestly|oh),?\s+)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|기억이 안|까먹/iu;
+  /(?:[,;:]\s*|\s[-\u2013\u2014]\s*)(?:I|ich|yo|я)\s+(?:always|never|can never|can't ever|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])(?!\s+(?:want|need|expect|require|insist|will|möchte|will|quiero|хочу)(?![\p{L}]))|^(?:(?:by the way|btw|honestly|oh|man|haha|lol|ugh|puh|uf|блин|哈哈),?\s*)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|忘れちゃ|忘れがち|忘れるんです|기억이 안|까먹/iu;
 
 /** A wish about the assistant's answers (length, tone), not a rule about the project. */
 export const CHAT_STYLE_RE =
@@ -192,7 +229,7 @@ export const CHAT_STYLE_RE =
 
 /** A compliment or thanks addressed to the assistant (with "you always/never …" it is small talk, not a rule). */
 export const PRAISE_RE =
-  /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo)(?![\p{L}])|谢谢|厉害|太棒|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
+  /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo|приятно|a pleasure|a joy|me encanta|macht spa(?:ß|ss))(?![\p{L}])|愉快|谢谢|厉害|太棒|楽しい|즐거|편해|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
 /** A secret handed over in the sentence: "[REDACTED]" after "is", "=", ":", "ist", "es", "是", "は", "이", a credential word ("password", "пароль"), or at its end. */
 export const CREDENTIAL_RE =
   /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
@@ -206,7 +243,10 @@ export const GRANT_RE =
   /(?<![\p{L}])(?:without asking(?: me)?|yourself|on your own|feel free|ohne (?:zu fragen|rückfrage|nachzufragen)|selbst(?:ständig)?|sin preguntar(?:me)?|t[úu] mism[oa]|por tu cuenta|без (?:спроса|вопросов|согласования)|сам(?:а)?)(?![\p{L}])|不用问我|不用问|自己(?:来|改|升|跑)?|確認なしで|自分で|묻지 않고|직접/iu;
 const PERMISSION_CUE = /(?<![\p{L}])(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|darfst|kannst|puedes|можешь|можно)(?![\p{L}])|可以|していい|してもいい|해도 (?:돼|된다)/iu;
 
-const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|你|您|あなた|君|너|당신)(?![\p{L}])/iu;
+const SECOND_PERSON = /^(?:you|du|t[úu]|ты|вы|с тобой|с вами|contigo|mit dir|with you|和你|跟你|你|您|あなた|君|너랑|너와|너|당신)(?![\p{L}])/iu;
+/** A praise word, then a clause about the assistant: "Thanks, you always …", "Nice one, you never …", "Danke, du …", "谢谢，你…", "ありがとう、いつも…". */
+const PRAISE_THEN_YOU =
+  /^[\p{L}\s!']{1,24}[,，、!！]\s*(?:(?:you|du|t[úu]|ты|вы|你|您)(?![\p{L}])|いつも|항상)/iu;
 
 /** Extract an expiry condition ("until launch") from a permission, or undefined. */
 export function expiryOf(text: string): string | undefined {
@@ -242,6 +282,8 @@ export interface Cues {
   credential: boolean;
   conditional: boolean;
   grant: boolean;
+  limit: boolean;
+  pastHabit: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -286,10 +328,12 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     refinement,
     selfRemark: SELF_REMARK_RE.test(trimmed),
     chatStyle: CHAT_STYLE_RE.test(bare),
-    praise: SECOND_PERSON.test(trimmed) && PRAISE_RE.test(bare),
+    praise: (SECOND_PERSON.test(trimmed) || PRAISE_THEN_YOU.test(trimmed)) && PRAISE_RE.test(bare),
     credential: CREDENTIAL_RE.test(s),
     conditional: CONDITIONAL_RE.test(trimmed) && !endsQ,
     grant: PERMISSION_CUE.test(bare) && (GRANT_RE.test(bare) || expiry) && !endsQ,
+    limit: LIMIT_RE.test(bare) && !endsQ,
+    pastHabit: PAST_HABIT_RE.test(bare),
   };
 }
 
@@ -324,6 +368,8 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.credential && !c.standing && !c.normative) s += WEIGHTS.credential;
   if (c.conditional) s += WEIGHTS.conditional;
   if (c.grant) s += WEIGHTS.grant;
+  if (c.limit) s += WEIGHTS.limit;
+  if (c.pastHabit) s += WEIGHTS.pastHabit;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }

@@ -9,7 +9,16 @@
  * list is injected.
  */
 
-const LATIN_BEFORE = /(?:^|[\s,(])(?:in|inside|within|under|across|throughout|im|in der|in den|innerhalb|unter|en|dentro de|в|во|внутри)\s+(?:the\s+|der\s+|den\s+|el\s+|la\s+|los\s+|las\s+)?$/iu;
+/** A container noun between a locative preposition and the folder name: "in the billing service", "im Ordner docs", "в модуле billing". */
+const CONTAINER = "(?:module|service|folder|package|directory|dir|app|crate|modul|ordner|verzeichnis|paket|dienst|m[oó]dulo|servicio|carpeta|paquete|directorio|модуле|сервисе|папке|каталоге|пакете|директории)\\s+";
+const LATIN_BEFORE = new RegExp(
+  `(?:^|[\\s,(])(?:in|inside|within|under|across|throughout|im|in der|in den|innerhalb(?: von)?|unter|en|dentro de|в|во|внутри)\\s+(?:the\\s+|der\\s+|den\\s+|dem\\s+|el\\s+|la\\s+|los\\s+|las\\s+)?(?:${CONTAINER})?$`,
+  "iu",
+);
+/** A preposition that scopes only at the start of a sentence ("For billing, …", "On the schemas side: …", "Для billing …", "Bei billing …", "Para billing, …"). */
+const INITIAL_BEFORE = /^(?:for|on|about|regarding|für|bei|zu|para|sobre|en cuanto a|для|по|насчёт|насчет|про|关于|对于|至于)\s*(?:the\s+|der\s+|den\s+|dem\s+|el\s+|la\s+|los\s+|las\s+)?$/iu;
+/** A container noun after the folder name: "the billing service", "billing-Modul" (a compound's suffix is cut off before matching). */
+const CONTAINER_AFTER = /^[\s-](?:module|service|folder|package|directory|dir|app|code|side|thing|part|modul|ordner|verzeichnis|paket|dienst|code)(?![\p{L}])/iu;
 const CJK_BEFORE = /(?:在|于)\s*$/u;
 const AFTER = /^\s*(?:里|裡|中|下面?|目录|目錄|内|的|の中|では|で(?!き)|の|配下|以下|에서|안에서|안|쪽)/u;
 const NOT_SCOPE_BEFORE = /(?:\b(?:to|into|from|nach|hacia|desde|из|от|file|files|datei|fichero|archivo)\s+(?:the\s+)?|从|到|往|[建放写存挪移搬装](?:在|到))\s*$/iu;
@@ -18,6 +27,9 @@ const NOT_SCOPE_AFTER = /^\s*(?:の\s*\S{0,12}?\s*)?(?:以下|の下|配下)?\s*
 /** Steps told as a sequence after a header's colon: "first …, then …", "сначала …, потом …", "先…然后…", "まず…次に…". */
 export const SEQUENCE_RE =
   /^[:：]\s*(?:first|zuerst|erst|primero|сначала|先|首先|まず|먼저)(?![\p{L}])[\s\S]*(?:then|next|after that|dann|danach|después|luego|потом|затем|然后|再|次に|その後|그다음|다음에)/iu;
+
+/** Folder names that are also activities: as a sentence's subject they give no scope (after "in" they still do). */
+const ACTIVITY_NAMES = /^(?:tests?|specs?|builds?|ci|deploy(?:s|ments?)?|releases?|logs?|lint(?:ing)?|checks?)$/iu;
 
 /** Where a procedure's header ends: its steps name places they act on, not where the procedure applies. */
 const STEPS_START = /[:：]|\s1[.)]\s/u;
@@ -29,7 +41,12 @@ function namesFolder(word: string, base: string): boolean {
   if (w === b) return true;
   if (b.length < 4) return false;
   if (w.startsWith(b) && w.length - b.length <= 2) return true;
-  return b.startsWith(w) && b.length - w.length <= 1 && w.length >= 4;
+  if (b.startsWith(w) && b.length - w.length <= 1 && w.length >= 4) return true;
+  // A cognate with another plural ending ("Migrationen" / migrations, "exportaciones" is too far): all but the last
+  // two letters of the name shared, at least 6, and at most three letters more.
+  let k = 0;
+  while (k < w.length && k < b.length && w[k] === b[k]) k++;
+  return k >= 6 && k >= b.length - 2 && w.length - k <= 3;
 }
 
 /**
@@ -54,25 +71,35 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
   // Only the first clause that names a folder counts: a contrast after it ("…, sql 目录下的照旧不行") names where the rule does not apply.
   let clauseOfFirst = -1;
   const sentenceStart = text.replace(/^[\s"'«„(]+/, "");
-  for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu)) {
-    const word = m[0];
-    if (!/^[\p{Script=Latin}\p{N}_-]+$/u.test(word) && !/^[\p{Script=Cyrillic}]+$/u.test(word)) continue;
+  // Words of one script each: "billing에서는" and "billing里" give "billing" (the particle after it places it).
+  for (const m of text.matchAll(/[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}_-]*|\p{Script=Cyrillic}+/gu)) {
+    // A compound with a container noun ("billing-Modul") names the folder before the dash.
+    // A compound with a container noun ("billing-Modul") names the folder before the dash; another compound
+    // ("SQL-Migrationen") names it with its last part.
+    const word = m[0].replace(/-(?:modul|ordner|verzeichnis|paket|dienst|service|code|module)$/iu, "");
+    const lastPart = word.includes("-") ? (word.split("-").pop() as string) : undefined;
     const at = m.index ?? 0;
-    const before = text.slice(Math.max(0, at - 24), at);
-    const after = text.slice(at + word.length, at + word.length + 4);
+    const before = text.slice(Math.max(0, at - 40), at);
+    const after = text.slice(at + word.length, at + word.length + 12);
     // A folder inside a longer path or an identifier ("app/screens", "config.yaml") is inferScope's business.
     if (/[/.]$/.test(before) || /^[/.][\p{L}]/u.test(after)) continue;
-    const initial = at === text.length - sentenceStart.length;
-    const placed = LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || AFTER.test(after) || initial;
+    // An acronym in capitals ("SQL queries", "API responses") names a language or a technology, not a lowercase folder.
+    if (word.length >= 2 && word === word.toUpperCase() && /\p{Lu}/u.test(word)) continue;
+    // As a subject, an activity that is also a folder's name ("Tests must pass before merging", "Builds run on CI")
+    // names what the rule is about, not where it applies.
+    const initial = at === text.length - sentenceStart.length && !ACTIVITY_NAMES.test(word);
+    const placed =
+      LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || AFTER.test(after) || initial || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
     if (!placed || NOT_SCOPE_BEFORE.test(before) || NOT_SCOPE_AFTER.test(text.slice(at + word.length, at + word.length + 24))) continue;
     const clause = (text.slice(0, at).match(/[,，;；、]/gu) ?? []).length;
     for (const [name, paths] of byName) {
-      if (!namesFolder(word, name)) continue;
+      if (!namesFolder(word, name) && !(lastPart !== undefined && lastPart.length >= 4 && namesFolder(lastPart, name))) continue;
       if (clauseOfFirst >= 0 && clause !== clauseOfFirst) continue;
       clauseOfFirst = clause;
       const depth = Math.min(...paths.map((p) => p.split("/").length));
       for (const p of paths) if (p.split("/").length === depth) found.add(`${p}/**`);
     }
   }
-  return [...found].sort();
+  // "Tests in e2e": the deeper folder is where the rule applies, not its parent as well.
+  return [...found].filter((g) => ![...found].some((o) => o !== g && o.startsWith(g.slice(0, -2)))).sort();
 }

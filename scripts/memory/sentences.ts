@@ -9,7 +9,8 @@
 /** Longest sentence considered a candidate rule, in characters (longer ones are pasted text, not rules). */
 export const MAX_SENTENCE_CHARS = 600;
 
-const ABBREV = /(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|e\.t\.c|mr|mrs|dr|no|fig|z\.b|d\.h|bzw|usw)\.|\b[A-Za-z]\.)$/i;
+// Word starts by Unicode letters: with "\b", "migración." read as the one-letter abbreviation "n." (ó is not \w).
+const ABBREV = /(?:(?<![\p{L}\p{N}_])(?:e\.g|i\.e|etc|vs|cf|approx|incl|e\.t\.c|mr|mrs|dr|no|fig|z\.b|d\.h|bzw|usw)\.|(?<![\p{L}\p{N}_])[A-Za-z]\.)$/iu;
 const LIST_MARKER = /^\s*(?:[-*+•・‣]|\d{1,3}[.)])\s*(?<=[・‣]\s*|\s)(?=\S)/;
 /** A header that introduces steps: ends with a colon (ASCII or full-width). */
 const STEP_HEADER = /[:：]\s*$/;

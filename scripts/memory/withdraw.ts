@@ -13,20 +13,35 @@ const CUE_WORDS = new Set(
     + "applies apply anymore longer needed required valid gone off instead moved now also anything "
     + "vergiss streich regel gilt nicht mehr olvida regla ya no aplica забудь правило больше не отменяется "
     // Function words of 3+ letters: never evidence either.
-    + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все").split(" "),
+    + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все "
+    + "every each can wir ein eine einen jetzt lassen lass jeder jede alle immer cada una uno ahora теперь всегда "
+    // Verbs and words of withdrawing itself ("that's over", "gilt nicht mehr", "больше не действует").
+    + "over holds hold stands history retired vorbei aufgehoben entfällt vale rige sirve действует актуально применяется нужно").split(" "),
 );
 
-/** Lowercased word keys of a text: Latin/Cyrillic words of 3+ letters cut to their first 5 letters, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
+/** Lowercased word keys of a text: two-letter acronyms, Latin/Cyrillic words of 3+ letters without a plural "s" cut to their first 5 letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
 export function meaningKeys(text: string): Set<string> {
   const out = new Set<string>();
-  const t = tokenize(text.replace(/\[REDACTED\]/g, " "));
-  for (const raw of t.raw) {
-    for (const part of raw.toLowerCase().split(/[-_/.]+/)) {
+  const clean = text.replace(/\[REDACTED\]/g, " ");
+  // Two-letter acronyms count ("PR", "CI", "DB"; "PRs" too): they often are the whole subject.
+  for (const m of clean.matchAll(/(?<![\p{L}\p{N}])([A-Z]{2})s?(?![\p{Ll}\p{N}])/gu)) out.add((m[1] as string).toLowerCase());
+  const t = tokenize(clean);
+  // Tokens split where the script changes ("pr에는" -> "pr", "에는"); a possessive "'s" goes.
+  for (const tok of t.raw.flatMap((r) => r.replace(/'s?$/, "").match(/\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu) ?? [])) {
+    if (/^\p{Script=Hangul}+$/u.test(tok)) {
+      // A Hangul word carries its particles ("티켓을", "규칙은"): its first two syllables are the key.
+      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
+      continue;
+    }
+    for (const part of tok.toLowerCase().split(/[-_/.]+/)) {
       if (part.length < 3 || CUE_WORDS.has(part)) continue;
-      out.add([...part].slice(0, 5).join(""));
+      // A plural "s" goes first, so "pages" and "page", "tables" and "table" give one key.
+      const stem = part.length > 3 && part.endsWith("s") && !part.endsWith("ss") ? part.slice(0, -1) : part;
+      out.add([...stem].slice(0, 5).join(""));
     }
   }
-  for (const g of t.cjk) if ([...g].length === 2) out.add(g);
+  // Bigrams of kana only ("いい", "です", "して") are endings and particles, no evidence of a subject.
+  for (const g of t.cjk) if ([...g].length === 2 && !/^[\p{Script=Hiragana}ー]+$/u.test(g)) out.add(g);
   return out;
 }
 
@@ -44,6 +59,20 @@ export function namedThings(text: string): Set<string> {
 /** Words naming a procedure (process, steps, order) in the seven languages. */
 const PROCEDURE_WORDS = /(?<![\p{L}])(?:procedure|process|steps|checklist|order|ablauf|reihenfolge|vorgehen|proceso|pasos|orden|порядок|процесс|процедур\p{L}*|шаги)(?![\p{L}])|流程|做法|步骤|手順|手続き|절차|순서/iu;
 
+/** A word that points at an earlier rule ("the X rule", "X の件", "那条", "lo de X", "насчёт X"): its clause names the target. */
+const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
+
+/**
+ * The clause of a withdrawal that names its target: the clause (split at commas, semicolons, CJK commas and
+ * full stops) with a word pointing at a rule ("getServerSideProps の件、App Router に移行するので…" -> the first),
+ * else the whole text. The rest often names the replacement or the reason ("now we use Airflow"), which the
+ * withdrawn rule does not mention.
+ */
+export function targetClause(text: string): string {
+  const clauses = text.split(/[,;，、；。]\s*|\s+[-\u2013\u2014]\s+/u).filter((c) => c.trim() !== "");
+  return clauses.find((c) => RULE_REFERENCE.test(c)) ?? text;
+}
+
 /** A rule as the finder sees it. */
 export interface Withdrawable {
   id: string;
@@ -53,23 +82,31 @@ export interface Withdrawable {
 /**
  * The rule a withdrawal most likely takes back, or undefined. Evidence: shared named things (2 points each) and
  * shared meaning keys (1 point each); when the withdrawal names two or more things, a rule must share more than half of
- * them (not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
+ * them, counted in the clause that points at the rule (targetClause; not for a refinement, which adds details); a withdrawal about a procedure gives a rule with steps 1 point; the
  * best rule needs at least 2 points (a tie goes to the
- * later rule, the one said most recently). `rules` in the order they were stated.
+ * later rule, the one said most recently), or, for an explicit withdrawal whose target clause has at most three meaning keys, 1 point when
+ * it is the only rule with any. `rules` in the order they were stated.
  */
-export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean } = {}): Withdrawable | undefined {
+export function findWithdrawTarget(rules: readonly Withdrawable[], text: string, opts: { refinement?: boolean; explicit?: boolean } = {}): Withdrawable | undefined {
   const keys = meaningKeys(text);
   const things = namedThings(text);
+  const guard = opts.refinement ? things : namedThings(targetClause(text));
   const aboutProcedure = PROCEDURE_WORDS.test(text);
   let best: Withdrawable | undefined;
   let bestScore = 0;
+  let single: Withdrawable | undefined;
+  let singles = 0;
   for (const r of rules) {
     let s = 0;
     let sharedThings = 0;
-    for (const t of namedThings(r.text)) if (things.has(t)) sharedThings++;
-    // A withdrawal that names things (paths, code, Latin words in CJK text) names its rule's: most of them must be there.
-    // A refinement adds details, so it may name more than its rule.
-    if (!opts.refinement && things.size > 1 && sharedThings * 2 <= things.size) continue;
+    let sharedGuard = 0;
+    for (const t of namedThings(r.text)) {
+      if (things.has(t)) sharedThings++;
+      if (guard.has(t)) sharedGuard++;
+    }
+    // A withdrawal that names things (paths, code, Latin words in CJK text) in the clause that points at its rule names
+    // its rule's: most of them must be there. A refinement adds details, so it may name more than its rule.
+    if (!opts.refinement && guard.size > 1 && sharedGuard * 2 <= guard.size) continue;
     s += 2 * sharedThings;
     // "that procedure is obsolete": a rule with steps is what it points at.
     if (aboutProcedure && /\n|\s2[.)]\s/.test(r.text)) s += 1;
@@ -78,6 +115,12 @@ export function findWithdrawTarget(rules: readonly Withdrawable[], text: string,
       best = r;
       bestScore = s;
     }
+    if (s >= 1) {
+      single = r;
+      singles++;
+    }
   }
+  // An explicit withdrawal naming one subject ("forget the pagination rule") takes the only rule that shares it.
+  if (!best && opts.explicit === true && singles === 1 && meaningKeys(targetClause(text)).size <= 3) return single;
   return best;
 }

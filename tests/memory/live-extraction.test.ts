@@ -7,7 +7,7 @@ import { loadUtteranceScorer } from "../../scripts/io/model-file.js";
 import { parseUtteranceTsv, trainUtteranceModel, utteranceScorer } from "../../scripts/memory/utterance-model.js";
 import { findWithdrawTarget } from "../../scripts/memory/withdraw.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
-import { activeRules, extractText, tempProject } from "./helpers.js";
+import { activeRules, extractText, filesUnder, tempProject } from "./helpers.js";
 
 const src = { session: "s", line: 1, offset: 0 };
 const verdict = (text: string, folders: string[] = []) => judge([{ text, source: src }], regexClassifier, undefined, { folders, utterance: loadUtteranceScorer() })[0];
@@ -63,6 +63,79 @@ describe("durability is decided by the sentence model, not a cue lexicon", () =>
   });
 });
 
+describe("small talk with always/never, remarks and praise are not rules; rules with always/never are", () => {
+  it.each([
+    "The build was never reliable on Windows.",
+    "Wow, that always happens right before a release.",
+    "Этот сервис никогда не был стабильным.",
+    "Nunca había visto un Makefile tan largo.",
+    "Das war schon immer so in diesem Projekt.",
+    "这个项目一直都挺乱的。",
+    "Nice one, you never miss these.",
+    "Danke, du denkst immer an alles.",
+    "Man, I always forget the kubectl context flag.",
+    "The flags, I can never keep them apart.",
+    "毎回ポート番号を忘れちゃう。",
+    "С тобой всегда приятно работать.",
+  ])("dropped: %s", (text) => {
+    const v = verdict(text);
+    expect(v?.keep, `${v?.score} [${v?.cues.join(",")}]`).toBe(false);
+  });
+  it.each([
+    "Always run Prettier before you commit.",
+    "OK, I never want to see console.log in commits.",
+    "Thanks, and from now on you never push to main.",
+    "Renames are fine for fields that were never released.",
+  ])("kept: %s", (text) => {
+    expect(verdict(text)?.cues).not.toContain("pastHabit");
+    expect(verdict(text)?.cues).not.toContain("selfRemark");
+  });
+  it("a remark with 'forget the' withdraws nothing", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Always pass --context explicitly to kubectl."), assistant("Ok."), user("Man, I always forget the kubectl context flag."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual(["Always pass --context explicitly to kubectl."]);
+  });
+});
+
+describe("bounds and end dates are evidence, not doors", () => {
+  it.each(["Reports refresh at most once an hour.", "Отчёты обновляются не чаще раза в час.", "报表最多一小时刷新一次。"])("a bound is a cue: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("limit");
+  });
+  it("'hold off on' is a prohibition, and with an end date it is kept with its expiry", () => {
+    const v = verdict("Until the broker migration is done, hold off on adding new consumers.");
+    expect(v?.cues).toEqual(expect.arrayContaining(["normative", "expiry"]));
+    expect(v?.keep).toBe(true);
+  });
+  it("a question with a bound is still a question", () => {
+    expect(verdict("Should reports refresh at most once an hour?")?.keep).toBe(false);
+  });
+});
+
+describe("negated imperatives of any verb are prohibitions (issue 13, class 3)", () => {
+  it.each(["本番のテーブルは触らないでください。", "운영 DB는 건드리지 마세요.", "Fass die Migrationen nicht an.", "Не запускай сиды на проде.", "勿提交 .env 文件。"])("%s", (text) => {
+    expect(verdict(text)?.cues).toContain("normative");
+  });
+  it.each(["Mehr hält die Datenbank nicht aus.", "Не знаю, что там."])("not a prohibition: %s", (text) => {
+    expect(verdict(text)?.cues).not.toContain("normative");
+  });
+  it("'今日中は' is an end date", () => {
+    expect(verdict("今日中は plan も apply も流さないで。")?.cues).toEqual(expect.arrayContaining(["normative", "expiry"]));
+  });
+});
+
+describe("refinements lean on their parent", { timeout: 30_000 }, () => {
+  it("'… und jetzt auch …' supersedes the rule it extends", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Bevor du pushst, lass den Linter und die Unit-Tests laufen."), assistant("Ok."), user("Bevor du pushst, laufen Linter, Unit-Tests und jetzt auch die E2E-Tests."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual(["Bevor du pushst, laufen Linter, Unit-Tests und jetzt auch die E2E-Tests."]);
+  });
+  it("a weak refinement with no rule to refine is not stored", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("Make that 15 minutes for the canary, 30 was overkill."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([]);
+  });
+});
+
 describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () => {
   it("a narrowing keeps its parent and is stored as a rule of its own", async () => {
     const p = tempProject();
@@ -76,6 +149,95 @@ describe("narrowing, withdrawal by meaning, replays", { timeout: 30_000 }, () =>
     ];
     expect(findWithdrawTarget(rules, "The cents-only thing for the ledger no longer applies.")?.id).toBe("a");
     expect(findWithdrawTarget(rules, "Scrap that requirement about the weather.")).toBeUndefined();
+  });
+  it("the clause that points at the rule names it; a replacement or reason in another clause is no counter-evidence", () => {
+    const rules = [
+      { id: "a", text: "pages では data fetching を getServerSideProps 経由で行う。" },
+      { id: "b", text: "回填历史数据的做法：\n- 先在 dev 库跑一天\n- 再按月分批跑" },
+      { id: "c", text: "在 benchmarks 里，每次 run 都 pin 住 batch size 和 GPU type。" },
+    ];
+    expect(findWithdrawTarget(rules, "getServerSideProps の件、App Router に移行するのでもう気にしなくていいです。")?.id).toBe("a");
+    expect(findWithdrawTarget(rules, "回填那套流程作废了，现在换成 Airflow 的 backfill 命令。")?.id).toBe("b");
+    expect(findWithdrawTarget(rules, "benchmarks 那条 pin batch size 的规则 scrap it，我们现在用 sweep 了。")?.id).toBe("c");
+    // Naming several things none of which the rule has still finds nothing.
+    expect(findWithdrawTarget(rules, "The Airflow and Kafka rule is gone.")).toBeUndefined();
+  });
+  it.each([
+    "The staging freeze is no longer a thing.",
+    "We're done with the feature-flag rule.",
+    "Die Regel mit den Feature-Flags ist aufgehoben.",
+    "La regla del squash queda sin efecto.",
+    "Правило про squash отменяем.",
+    "squash 的要求撤掉。",
+    "changelog 규칙은 없애자.",
+    "スクリーンショットはもう貼らなくていいです。",
+  ])("a withdrawal without the usual verbs is one: %s", (text) => {
+    expect(verdict(text)?.kind).toBe("retraction");
+    expect(verdict(text)?.score).toBeLessThan(2.5);
+  });
+  it.each([
+    ["Every PR needs a linked ticket.", "Stop worrying about tickets on PRs."],
+    ["Every PR needs a linked ticket.", "The ticket requirement on PRs is gone, we track work in the board now."],
+    ["No deploys on Fridays.", "About the Friday deploy freeze. That's over now."],
+    ["Freitags keine Deployments.", "Zum Freitags-Deployment-Stopp: Das gilt nicht mehr."],
+    ["Cada PR lleva un ticket enlazado.", "Lo del ticket en los PR ya no va."],
+    ["По пятницам не деплоим.", "Насчёт запрета деплоя по пятницам. Это больше не действует."],
+    ["周五不发布。", "关于周五不发布。那条作废了。"],
+    ["PR には必ずチケットを紐づける。", "チケット紐づけのルールはもうなしで。"],
+    ["PR에는 항상 티켓을 연결한다.", "PR 티켓 연결 규칙은 이제 없어."],
+  ])("withdrawn in a real run (acronyms, particles, a subject in the sentence before): %s / %s", async (rule, withdrawal) => {
+    const p = tempProject();
+    const other = "Use pnpm, not npm.";
+    await extractText(p, jsonl([user(rule), assistant("Ok."), user(other), assistant("Ok."), user(withdrawal), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([other]);
+  });
+  it("a line replayed in a later run with its uuid but a new timestamp does not revive its withdrawn rule", async () => {
+    const p = tempProject();
+    const rule = user("Never deploy on Fridays.", "s1", { uuid: "u-r", timestamp: "2026-11-29T10:00:00.000Z" });
+    const take = user("Forget the rule about Friday deploys.", "s1", { uuid: "u-t", timestamp: "2026-11-29T10:05:00.000Z" });
+    const first = jsonl([rule, assistant("Ok."), take, assistant("Ok.")]);
+    await extractText(p, first);
+    expect(activeRules(p.rulesDir)).toEqual([]);
+    const { appendFileSync } = await import("node:fs");
+    appendFileSync(p.transcript, jsonl([user("Never deploy on Fridays.", "s1", { uuid: "u-r", timestamp: "2026-11-29T11:00:00.000Z" })]));
+    await extractText(p, null);
+    expect(activeRules(p.rulesDir)).toEqual([]);
+    // The same words typed again (a new uuid) do bring the rule back.
+    appendFileSync(p.transcript, jsonl([user("Never deploy on Fridays.", "s1", { uuid: "u-new", timestamp: "2026-11-29T12:00:00.000Z" })]));
+    await extractText(p, null);
+    expect(activeRules(p.rulesDir)).toEqual(["Never deploy on Fridays."]);
+  });
+  it("the sidecar keeps a consonant digest of the uuid, never the uuid (its digits could match a PIN typed elsewhere)", async () => {
+    const { uuidDigest } = await import("../../scripts/memory/pipeline/extract-batch.js");
+    expect(uuidDigest("5f0c4821-aa10-4b7e-9c11-0d2b3e4f5a6b")).toMatch(/^[bcdfghjklmnpqrstvwxz]{16}$/);
+    expect(uuidDigest("x")).toBe(uuidDigest("x"));
+    const p = tempProject();
+    await extractText(p, jsonl([user("Never deploy on Fridays.", "s1", { uuid: "5f0c4821-aa10-4b7e-9c11-0d2b3e4f5a6b" })]));
+    const { readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const all = filesUnder(p.rulesDir).map((f) => readFileSync(join(p.rulesDir, f), "utf8")).join("\n");
+    expect(all).toContain("Never deploy on Fridays.");
+    expect(all).not.toContain("4821");
+  });
+  it("an exception that points back at its rule ('I said X, but', って言ったけど) nests under it; kana endings are no evidence of a target", async () => {
+    const p = tempProject();
+    await extractText(
+      p,
+      jsonl([
+        user("スタイルは Tailwind のみ。"),
+        assistant("了解です。"),
+        user("pages では data fetching を getServerSideProps 経由で行う。"),
+        assistant("了解です。"),
+        user("Tailwind のみって言ったけど、styles の globals.css だけは例外で、編集していいです。"),
+        assistant("了解です。"),
+        user("getServerSideProps の件、App Router に移行するのでもう気にしなくていいです。"),
+        assistant("了解です。"),
+      ]),
+    );
+    expect(activeRules(p.rulesDir)).toEqual(["スタイルは Tailwind のみ。", "Tailwind のみって言ったけど、styles の globals.css だけは例外で、編集していいです。"]);
+    const q = tempProject();
+    await extractText(q, jsonl([user("I said the exceptions module is off-limits, but you can add new error classes there."), assistant("Ok.")]));
+    expect(activeRules(q.rulesDir)).toEqual([]);
   });
   it("a withdrawal in other words retires its rule in a real run", async () => {
     const p = tempProject();
@@ -108,6 +270,30 @@ describe("scope from folder names without a slash", () => {
     expect(folderScope("In payments, never retry a charge.", folders)).toEqual([]);
     expect(folderScope("Copy the summary into docs before the release.", folders)).toEqual([]);
     expect(folderScope("The order is:\n1. in billing run the tests\n2. tag", folders)).toEqual([]);
+  });
+  it("more prepositions (sentence-initial for/для/bei/para, container nouns), particles without a space, compounds", () => {
+    const more = [...folders, "infra", "sql", "sql/migrations", "tests", "tests/e2e"];
+    expect(folderScope("For the billing service, retries are capped at three.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("Для billing ретраи не больше трёх.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("Bei billing nie automatisch erneut abbuchen.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("En el módulo billing no se reintenta un cobro fallido.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("Im billing-Modul werden Beträge in Cent gespeichert.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("billing에서는 금액을 정수로 저장한다.", more)).toEqual(["services/billing/**"]);
+    expect(folderScope("SQL-Migrationen werden nie nachträglich geändert.", more)).toEqual(["sql/migrations/**"]);
+    expect(folderScope("Tests in e2e run against staging only.", more)).toEqual(["tests/e2e/**"]);
+  });
+  it("a prohibition on changing what lies in a path is scoped to it; an activity as the subject is not a folder scope", () => {
+    expect(verdict("Never edit generated code in src/gen/.")?.globs).toEqual(["src/gen/**"]);
+    expect(verdict("Ничего не правь в src/gen/ руками.")?.globs).toEqual(["src/gen/**"]);
+    expect(verdict("Copy the release notes into docs/releases/.")?.globs).toEqual([]);
+    expect(folderScope("Tests must pass before merging.", ["tests"])).toEqual([]);
+    expect(folderScope("In tests, no network calls.", ["tests"])).toEqual(["tests/**"]);
+  });
+  it("an acronym in capitals is a language, not the lowercase folder; a file written into is not the scope", () => {
+    expect(folderScope("SQL queries never use SELECT *.", ["sql"])).toEqual([]);
+    expect(verdict("Document every new endpoint in docs/api/openapi.yaml.")?.globs).toEqual([]);
+    expect(verdict("接口改动都写到 docs/api.yaml 里。")?.globs).toEqual([]);
+    expect(verdict("In packages/api/src/gen/, never edit anything by hand.")?.globs).toEqual(["packages/api/src/gen/**"]);
   });
   it("judge uses the injected folder list", () => {
     expect(verdict("In billing, never retry a failed charge automatically.", folders)?.globs).toEqual(["services/billing/**"]);

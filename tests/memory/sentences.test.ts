@@ -19,3 +19,13 @@ describe("splitSentences", () => {
     expect(splitSentences(`${"word ".repeat(MAX_SENTENCE_CHARS)}\n12345\nkeep me`)).toEqual(["keep me"]);
   });
 });
+
+describe("sentence ends after accented letters", () => {
+  it("a word ending in a letter after an accented one ends the sentence (it is no one-letter abbreviation)", () => {
+    expect(splitSentences("En usuarios no se toca el esquema hasta que termine la migración. La migración acaba el jueves.")).toEqual([
+      "En usuarios no se toca el esquema hasta que termine la migración.",
+      "La migración acaba el jueves.",
+    ]);
+    expect(splitSentences("Nutze z.B. pnpm statt npm. Danke.")).toEqual(["Nutze z.B. pnpm statt npm.", "Danke."]);
+  });
+});

@@ -3,6 +3,7 @@
  * order (bounded by count, characters and the bytes they span, so memory stays bounded on huge transcripts),
  * and each batch is redacted, split into sentences, judged and consolidated into the store.
  */
+import { createHash } from "node:crypto";
 import { applyStatement } from "../consolidate.js";
 import { DURABLE_THRESHOLD } from "../durability.js";
 import type { Candidate, Verdict } from "../extract.js";
@@ -19,6 +20,21 @@ import { lazyUtterance } from "../utterance-model.js";
 
 /** The default sentence model (ExtractOptions.utterance): model/utterance.json, read on first use. */
 const bundledUtterance = lazyUtterance(() => loadUtteranceScorer());
+
+
+/** Consonants only: a digest written with them cannot hold a digit string or most words (a PIN or a password in the corpus). */
+const DIGEST_ALPHABET = "bcdfghjklmnpqrstvwxz";
+
+/**
+ * The sidecar's record of a transcript line's uuid: 16 letters of its sha256 in DIGEST_ALPHABET. Stored instead of
+ * the uuid itself so no run of digits a user once typed as a PIN can turn up in the rules folder by chance.
+ */
+export function uuidDigest(uuid: string): string {
+  const h = createHash("sha256").update(uuid).digest();
+  let out = "";
+  for (let i = 0; i < 16; i++) out += DIGEST_ALPHABET[(h[i] as number) % DIGEST_ALPHABET.length];
+  return out;
+}
 
 /**
  * User utterances per batch (redaction, classification, consolidation). A run always finishes the first batch
@@ -133,7 +149,7 @@ export class BatchRunner {
     if (first === undefined) return true;
     if (this.timeUp() && pr.finishedBatch) return pr.stopAt(first);
     // Loaded with the first batch: a run with no new user message (most hook runs) never initialises the judge,
-    // the sentence model bundled in it (utterance-default.ts) or the scope parser (yaml, picomatch).
+    // the scope parser (yaml, picomatch) or the sentence model (model/utterance.json, read at its first score).
     const { dropSecretClauses, judge, toStatement } = await import("../extract.js");
     // Redact whole utterances first (secrets can span sentence ends), then split.
     const red = await redactTexts(batch.map((x) => x.u.text));
@@ -144,6 +160,7 @@ export class BatchRunner {
       // Provenance time is the line's own timestamp (so reruns write the same bytes); the clock only as a fallback.
       if (x.u.timestamp) src.at = x.u.timestamp;
       else if (opts.now) src.at = opts.now().toISOString();
+      if (x.u.uuid !== undefined) src.uuid = uuidDigest(x.u.uuid);
       splitSentences(red.texts[i] as string).forEach((s, n) => {
         cands.push({ text: dropSecretClauses(s), source: n === 0 ? src : { ...src, n } });
       });

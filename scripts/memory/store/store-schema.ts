@@ -12,6 +12,8 @@ export const RuleSourceSchema = z.object({
   /** 0-based sentence index within the line (omitted for the first sentence). */
   n: z.optional(z.int().check(z.positive())),
   at: z.optional(z.string()),
+  /** A digest of the transcript line's `uuid` (extract-batch.ts uuidDigest): a line replayed later with the same uuid (stream transcripts around a compaction) is the same statement. */
+  uuid: z.optional(z.string()),
 });
 export type RuleSource = z.infer<typeof RuleSourceSchema>;
 
