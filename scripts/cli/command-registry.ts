@@ -21,7 +21,7 @@ const COMMANDS: Record<string, [string, () => Promise<Register>]> = {
   status: ["rules by file, type and scope; retired, expired and pending counts; recent hook errors", async () => (await import("./commands/status-command.js")).registerStatus],
   doctor: ["check the wiring (hooks, bundle, Node) and lint the rule files against what agents load", async () => (await import("./commands/doctor-command.js")).registerDoctor],
   extract: ["durable rules from a Claude Code transcript into the rules folder", async () => (await import("./commands/extract-command.js")).registerExtract],
-  redact: ["replace secrets in text by [REDACTED] (stdin to stdout), as extraction does", async () => (await import("./commands/redact-command.js")).registerRedact],
+  redact: ["replace secrets in text by [REDACTED] (a file or stdin, to stdout), as extraction does", async () => (await import("./commands/redact-command.js")).registerRedact],
   dig: ["search the archived transcripts; `dig read <id>` prints one whole message", async () => (await import("./commands/dig-command.js")).registerDig],
   mcp: ["MCP server on stdio: rules_list, retrieve, pin, unpin, dig, dig_read (Claude Code starts it from the plugin)", async () => (await import("./commands/mcp-command.js")).registerMcp],
   export: ["write the pinned rules in another agent's native file", async () => (await import("./commands/export-command.js")).registerExport],

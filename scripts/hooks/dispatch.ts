@@ -25,6 +25,7 @@ import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/s
 import { redactSync } from "../memory/redact.js";
 import { archiveStep, hasArchive } from "./archive-step.js";
 import { digCommandOf, readWorkingState, renderWorkingState, sessionStartText } from "./working-state.js";
+import { projectDirFrom } from "../io/project-folders.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
@@ -62,7 +63,8 @@ function projectDirOf(payload: HookPayload): string {
   }
   // Never create a project folder: a stale or mistyped cwd must not get a .claude/ tree.
   if (!isDir) throw new HookSkip(`project folder ${dir} does not exist; nothing written`);
-  return dir;
+  // Claude Code sets CLAUDE_PROJECT_DIR; without it, a cwd in a subfolder maps to the project as the CLI finds it.
+  return process.env.CLAUDE_PROJECT_DIR ? dir : projectDirFrom(dir);
 }
 
 /** The transcript path from the payload, or a HookSkip when it is absent, empty, missing or a 0-byte file. */

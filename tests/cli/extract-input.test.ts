@@ -59,3 +59,20 @@ describe("the project folder of a command run in a subfolder", () => {
     expect(existsSync(join(repoDir, ".claude"))).toBe(false);
   });
 });
+
+describe("hooks without CLAUDE_PROJECT_DIR from a subfolder", () => {
+  it("PreCompact with cwd in a subfolder of a git repository writes to the repository's rules folder", () => {
+    const repoDir = mkdtempSync(join(tmpdir(), "kt-hook-subdir-"));
+    mkdirSync(join(repoDir, ".git"));
+    const sub = join(repoDir, "a", "b");
+    mkdirSync(sub, { recursive: true });
+    const transcript = join(repoDir, "t.jsonl");
+    writeFileSync(transcript, `${line}\n`);
+    const payload = JSON.stringify({ session_id: "s1", transcript_path: transcript, cwd: sub, hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "" });
+    const r = triage(["hook", "pre-compact"], { cwd: sub, input: payload });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Never push directly to main.");
+    expect(existsSync(join(repoDir, ".claude", "rules", "knowledge-triage", "constraints.md"))).toBe(true);
+    expect(existsSync(join(sub, ".claude"))).toBe(false);
+  });
+});

@@ -17,3 +17,13 @@ describe("conflicting flags", () => {
     expect(triage(["export", "--format", "agents", "--stdout"], { cwd: dir }).stdout).toContain("Never push directly to main.");
   });
 });
+
+describe("missing arguments", () => {
+  it("dig read without an id is a one-line error, not a search for the word 'read'", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kt-flags-"));
+    const r = triage(["dig", "read"], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^triage: dig read: missing id/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});

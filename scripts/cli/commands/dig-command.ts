@@ -25,6 +25,7 @@ export function registerDig(program: Command): void {
     .option("--rules-dir <dir>", "rules folder holding archive/ (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
     .action(async (words: string[], opts: DigFlags) => {
       const { archiveDir } = await import("../../memory/archive/archive.js");
+      if (words[0] === "read" && words.length === 1) throw new UsageError("dig read: missing id (ids come from `triage dig \"<query>\"`)");
       const { DigIndex, readMessage } = await import("../../memory/archive/dig-index.js");
       const root = archiveDir(opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())));
       const index = DigIndex.load(root);

@@ -76,6 +76,9 @@ export interface UnpinReport {
   warnings: string[];
 }
 
+/** Rules named (id and text) in unpin's one-line error when nothing matches. */
+const UNPIN_LIST_MAX = 8;
+
 /** Case- and space-insensitive form of a rule text, for matching what a user typed. */
 const loose = (s: string): string => s.replace(/^[-*]\s+/, "").replace(/\s+/g, " ").trim().toLowerCase();
 
@@ -93,7 +96,13 @@ export async function unpinRule(opts: { query: string; rulesDir: string }): Prom
     const active = store.rules.filter((r) => r.status === "active");
     let hits = active.filter((r) => r.id === opts.query.trim() || loose(r.text) === q);
     if (hits.length === 0) hits = active.filter((r) => loose(r.text).includes(q));
-    if (hits.length === 0) throw new UsageError(`unpin: no pinned rule matches "${opts.query.trim()}" (triage status lists them)`);
+    if (hits.length === 0) {
+      const shown = active.slice(0, UNPIN_LIST_MAX).map((r) => `${r.id} "${r.text.slice(0, 60)}"`);
+      const more = active.length > shown.length ? `; ${active.length - shown.length} more in .state/rules.json` : "";
+      throw new UsageError(
+        active.length === 0 ? "unpin: no rules are pinned in this rules folder" : `unpin: no pinned rule matches "${opts.query.trim()}"; pinned: ${shown.join("; ")}${more}`,
+      );
+    }
     if (hits.length > 1) throw new UsageError(`unpin: ${hits.length} rules match; give one id: ${hits.map((r) => `${r.id} "${r.text.slice(0, 60)}"`).join("; ")}`);
     const rule = hits[0] as (typeof hits)[number];
     rule.status = "retired";
