@@ -7,7 +7,7 @@ export const TYPES = ["constraint", "procedural", "belief", "preference", "episo
 /** One of the five knowledge types. */
 export type KnowledgeType = (typeof TYPES)[number];
 
-/** A unit's label: a knowledge type, or `structure` for blank lines, fences, rules and table separators. */
+/** A unit's label: a knowledge type, or `structure` for blank lines, fences, rules, table separators and block HTML comments. */
 export type Label = KnowledgeType | "structure";
 
 /** How a unit was cut out of its markdown source. */
@@ -22,10 +22,11 @@ export type UnitKind =
   | "blank"
   | "fence"
   | "rule"
-  | "table-separator";
+  | "table-separator"
+  | "comment";
 
 /** Kinds that are always `structure` and never classified. */
-export const STRUCTURE_KINDS: ReadonlySet<UnitKind> = new Set(["blank", "fence", "rule", "table-separator"]);
+export const STRUCTURE_KINDS: ReadonlySet<UnitKind> = new Set(["blank", "fence", "rule", "table-separator", "comment"]);
 
 /** Fence markers of a code unit, so renderers can rebuild the block byte for byte. */
 export interface Fence {

@@ -260,6 +260,18 @@ export function* segmentBatches(source: string | Uint8Array, size = 4096): Gener
       i = (close === -1 ? lines.length - 1 : close) + 1;
       continue;
     }
+    // A block HTML comment (CommonMark's HTML block of type 2: a line starting with "<!--", through the line that
+    // holds "-->"): invisible when rendered, and stripped by Claude Code from memory files (references/claude-code.md).
+    // A structure unit: never classified, kept by compaction as written.
+    if (indent < 4 && line.trimStart().startsWith("<!--")) {
+      let end = i;
+      const from = line.indexOf("<!--") + 4;
+      while (end < lines.length - 1 && !(lines.at(end) as string).includes("-->", end === i ? from : 0)) end++;
+      push("comment", i, end);
+      lastListItem = null;
+      i = end + 1;
+      continue;
+    }
     const heading = HEADING_RE.exec(line);
     if (heading && indent < 4) {
       const level = (heading[1] as string).length;
@@ -312,6 +324,7 @@ export function* segmentBatches(source: string | Uint8Array, size = 4096): Gener
         const l = lines.at(j) as string;
         if (isBlank(l) || LIST_RE.test(l) || FENCE_RE.test(l) || HR_RE.test(l) || isTableRow(l)) break;
         if (HEADING_RE.test(l) && indentOf(l) < 4) break;
+        if (indentOf(l) < 4 && l.trimStart().startsWith("<!--")) break; // a block HTML comment interrupts, as in CommonMark
         end = j;
       }
       const u = push("list-item", i, end, { depth, leadIn: parent ? parent.text : paraLeadIn });
@@ -335,5 +348,5 @@ export function* segmentBatches(source: string | Uint8Array, size = 4096): Gener
 
 /** True when the unit is structure (never classified, never scored). */
 export function isStructure(u: Pick<Unit, "kind">): boolean {
-  return u.kind === "blank" || u.kind === "fence" || u.kind === "rule" || u.kind === "table-separator";
+  return u.kind === "blank" || u.kind === "fence" || u.kind === "rule" || u.kind === "table-separator" || u.kind === "comment";
 }

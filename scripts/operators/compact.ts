@@ -82,7 +82,8 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   const candidate = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const u = units[i] as ClassifiedUnit;
-    if (u.kind === "frontmatter" || isRule(u)) pinned[i] = 1;
+    // Frontmatter and block HTML comments (our own export markers among them) are kept as written.
+    if (u.kind === "frontmatter" || u.kind === "comment" || isRule(u)) pinned[i] = 1;
     else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
   }
   const original = units.map((u) => renderUnit(u, u.text));

@@ -446,3 +446,21 @@ describe("segmentBatches", () => {
     expect([...segmentBatches(Buffer.from("\n"))].flat()).toEqual(segment("\n"));
   });
 });
+
+describe("block HTML comments", () => {
+  it("are one structure unit each, single- or multi-line, and never classified", () => {
+    const src = "# Rules\n\n<!-- Written by a tool. -->\n\n- Never push to main.\n<!--\nTODO: rewrite\nthis section\n-->\nText after.\n    <!-- indented 4: code, not a comment -->\n";
+    const units = segment(src);
+    const comments = units.filter((u) => u.kind === "comment");
+    expect(comments.map((u) => [u.line, u.endLine])).toEqual([[3, 3], [6, 9]]);
+    for (const u of comments) expect(isStructure(u)).toBe(true);
+    expect(units.find((u) => u.text === "Text after.")?.kind).toBe("line");
+    expect(units.some((u) => u.text.includes("indented 4") && u.kind !== "comment")).toBe(true);
+  });
+
+  it("an unclosed comment runs to the end of the file", () => {
+    const units = segment("- Rule one.\n<!-- open\nstill inside\n");
+    expect(units.at(-1)?.kind).toBe("comment");
+    expect(units.at(-1)?.line).toBe(2);
+  });
+});

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -71,5 +71,25 @@ describe("triage compact / decompose / retrieve", { timeout: 60_000 }, () => {
     expect(json.hits[0]?.line).toBe(25);
     expect(json.exceeded).toBe(true);
     expect(r.stderr).toContain("in-scope rules exceed -k 3");
+  });
+});
+
+/** The built bundle run in `cwd` (pin and export take no --model). */
+function triageIn(cwd: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, [join(ROOT, "dist", "triage.mjs"), ...args], { encoding: "utf8", cwd, env: { ...process.env, CLAUDE_PROJECT_DIR: "" } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("compact keeps block HTML comments", () => {
+  it("an exported managed block keeps both markers, so the next export replaces it instead of adding a second", () => {
+    const d = mkdtempSync(join(tmpdir(), "kt-comment-"));
+    writeFileSync(join(d, "AGENTS.md"), "# Mine\n\nHand-written notes about the staging cluster and its history.\n");
+    expect(triageIn(d, "pin", "Never run migrations against prod.").code).toBe(0);
+    expect(triageIn(d, "export", "--format", "agents").code).toBe(0);
+    expect(triageIn(d, "compact", "AGENTS.md", "--ratio", "min", "-o", "AGENTS.md", "--force").code).toBe(0);
+    const compacted = readFileSync(join(d, "AGENTS.md"), "utf8");
+    expect(compacted).toMatch(/<!-- knowledge-triage:begin[\s\S]*Never run migrations against prod\.[\s\S]*<!-- knowledge-triage:end -->/);
+    expect(triageIn(d, "export", "--format", "agents").code).toBe(0);
+    expect(readFileSync(join(d, "AGENTS.md"), "utf8").match(/knowledge-triage:begin/g)).toHaveLength(1);
   });
 });
