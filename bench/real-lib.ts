@@ -6,7 +6,7 @@
  * bench/real-curve.ts. The floors are issue 12's.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import * as z from "zod";
 import { createHash } from "node:crypto";
 import type { Classifier } from "../scripts/engine/classify.js";
@@ -16,6 +16,15 @@ import { computeMetrics, type Metrics } from "../scripts/engine/metrics.js";
 import { isScored, type LabelledDoc } from "../scripts/engine/train.js";
 import { TYPES, type KnowledgeType } from "../scripts/engine/types.js";
 import { loadLabelledData } from "../scripts/io/labelled-data.js";
+
+/** The rebuilt dev set's default folder: `.cache/real/` of the repository (bench/real/rebuild.ts writes it). */
+export const REAL_CACHE_DIR = resolve(import.meta.dirname, "..", ".cache", "real");
+
+/** The value after `--name` on the command line of a bench script, or undefined. */
+export function benchArg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
 
 /** Issue 12's floors on the real dev set. */
 export const FLOORS = {

@@ -26,18 +26,14 @@ import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { readModel, writeModel } from "../scripts/io/model-file.js";
 import { defaultModelPath } from "../scripts/paths.js";
 import { fitClassifier } from "./real-curve.js";
-import { FLOORS, loadRealSet, realReport, STAGE2_FOLDS_PATH, type ScoredUnit, type Stage2Folds, stage2Sha256 } from "./real-lib.js";
+import { benchArg, FLOORS, loadRealSet, realReport, STAGE2_FOLDS_PATH, type ScoredUnit, type Stage2Folds, stage2Sha256, REAL_CACHE_DIR } from "./real-lib.js";
 
 const root = resolve(import.meta.dirname, "..");
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const cacheDir = resolve(arg("--cache") ?? join(root, ".cache", "real"));
-const modelPath = arg("--model") ?? defaultModelPath();
-const folds = Number(arg("--folds") ?? 5);
-const l2 = Number(arg("--l2") ?? 0.01);
-const devWeight = Number(arg("--dev-weight") ?? 3);
+const cacheDir = resolve(benchArg("--cache") ?? REAL_CACHE_DIR);
+const modelPath = benchArg("--model") ?? defaultModelPath();
+const folds = Number(benchArg("--folds") ?? 5);
+const l2 = Number(benchArg("--l2") ?? 0.01);
+const devWeight = Number(benchArg("--dev-weight") ?? 3);
 const ITERS = 400;
 
 const set = loadRealSet(cacheDir);

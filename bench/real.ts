@@ -18,15 +18,11 @@ import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { readModel } from "../scripts/io/model-file.js";
 import { defaultModelPath } from "../scripts/paths.js";
 import { fitDecisionOffsets } from "../scripts/engine/train.js";
-import { FLOORS, groupedDevOffsets, heldOutClassifiers, presentMacroF1, loadRealSet, realReport, scoreDocs } from "./real-lib.js";
+import { benchArg, FLOORS, groupedDevOffsets, heldOutClassifiers, presentMacroF1, loadRealSet, realReport, scoreDocs, REAL_CACHE_DIR } from "./real-lib.js";
 
 const root = resolve(import.meta.dirname, "..");
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const cacheDir = resolve(arg("--cache") ?? join(root, ".cache", "real"));
-const modelPath = arg("--model") ?? defaultModelPath();
+const cacheDir = resolve(benchArg("--cache") ?? REAL_CACHE_DIR);
+const modelPath = benchArg("--model") ?? defaultModelPath();
 
 const set = loadRealSet(cacheDir);
 if (!set) {
@@ -122,7 +118,7 @@ if (existsSync(testDir)) {
   row("authored test split (data/test) macro-F1", f3(t.macroF1), `>= ${FLOORS.authoredTest}`, t.macroF1 >= FLOORS.authoredTest);
 }
 
-const nErrors = Number(arg("--errors") ?? 0);
+const nErrors = Number(benchArg("--errors") ?? 0);
 if (nErrors > 0) {
   console.log(`\nfirst ${nErrors} misclassified lines (file:line gold -> predicted)`);
   for (const u of units.filter((x) => x.gold !== x.pred).slice(0, nErrors)) {
