@@ -10,7 +10,7 @@
 const PW_LATIN =
   "pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|(?:door|gate|alarm|safe|lock|entry|keypad|garage|building)[- ]?code|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
 /** Password words of other scripts, matched anywhere (no word boundaries in CJK). */
-const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호";
+const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호|كلمة المرور|كلمة السر|كلمة مرور|الرمز السري";
 /** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
 const PW_LINK =
   "\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";

@@ -14,7 +14,8 @@ export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inpu
   const num = (s: string | undefined, name: string): number | undefined => {
     if (s === undefined) return undefined;
     // Decimal or exponent notation ("0.1", "1e-1"); Number() would also take "0x10" (16), "" (0) and " 12 ".
-    if (!/^-?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i.test(s)) throw new UsageError(`${name} must be a decimal number such as 0.5, got "${s}"`);
+    const shape = name === names[1] ? "a decimal number such as 0.5" : "a whole number of tokens such as 800";
+    if (!/^-?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i.test(s)) throw new UsageError(`${name} must be ${shape}, got "${s}"`);
     const v = Number(s);
     // Beyond 2^53 a token count is no longer exact (and no memory file has that many tokens).
     if (!Number.isSafeInteger(Math.ceil(Math.abs(v)))) throw new UsageError(`${name} is too large, got "${s}"`);
