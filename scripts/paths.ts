@@ -2,7 +2,7 @@
  * Where the project's files are, from this module's own location (one level above scripts/ in
  * development, above dist/ in the bundle). A leaf: only Node built-ins are imported.
  */
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The project root: the folder holding model/. */
@@ -31,4 +31,13 @@ export function stateDir(rulesDir: string): string {
 /** Default rules folder of a project: `<projectDir>/.claude/rules/knowledge-triage`. */
 export function defaultRulesDir(projectDir: string): string {
   return join(projectDir, ".claude", "rules", "knowledge-triage");
+}
+
+/**
+ * True when absolute path `path` is `dir` itself or inside it, by path alone (links are not followed). Right for the
+ * filesystem root too, where a `dir + "/"` prefix test would look for "//".
+ */
+export function isInsideDir(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }

@@ -21,6 +21,7 @@ import { readRuleFiles, type ParsedRuleFile } from "./pinned-rules.js";
 import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError, WriteError } from "../../errors.js";
 import { makeDirs, replaceAtomically } from "../../io/write-files.js";
+import { isInsideDir } from "../../paths.js";
 import { decodeBytes, inFormOf } from "../../io/text-io.js";
 export { ExportConflictError };
 
@@ -290,7 +291,7 @@ function writeTarget(p: string, projectDir: string): string {
   } catch {
     // keep the resolved path
   }
-  if (target !== root && !target.startsWith(root + sep)) {
+  if (!isInsideDir(target, root)) {
     throw new WriteError(p, `it is a symbolic link to ${target}, outside the project (export writes only inside ${root})`);
   }
   return target;
@@ -383,7 +384,7 @@ export function exportRules(
   const extraNow = plan.filter((f) => f.block && resolve(projectDir, f.path) !== mainBlock).map((f) => resolve(projectDir, f.path));
   const ours = (p: string): boolean => (format === "agents" ? p.endsWith(`${sep}AGENTS.md`) : format === "copilot" ? p === resolve(projectDir, COPILOT_REPO_FILE) : false);
   const candidates = [...state.blocks, ...(format === "copilot" ? [resolve(projectDir, COPILOT_REPO_FILE)] : [])];
-  const staleBlocks = [...new Set(candidates)].filter((p) => ours(p) && p.startsWith(resolve(projectDir) + sep) && !extraNow.includes(p) && existsSync(p));
+  const staleBlocks = [...new Set(candidates)].filter((p) => ours(p) && isInsideDir(p, projectDir) && p !== resolve(projectDir) && !extraNow.includes(p) && existsSync(p));
   // Check every whole file first, so a refusal leaves the project untouched.
   if (!opts.force) {
     for (const f of plan) {

@@ -12,7 +12,7 @@ import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { makeDirs, makeGitIgnoredDir, processAlive, replaceAtomically } from "../../io/write-files.js";
 import { LockBusyError, OutsideProjectError, StateError, TriageError } from "../../errors.js";
-import { stateDir } from "../../paths.js";
+import { isInsideDir, stateDir } from "../../paths.js";
 
 /** Re-exported: the classes live with the other error classes in scripts/errors.ts. */
 export { LockBusyError, StateError };
@@ -25,7 +25,7 @@ export function isUserRulesDir(rulesDir: string): boolean {
   const cfg = process.env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude");
   const base = resolve(cfg, "rules");
   const r = resolve(rulesDir);
-  return r === base || r.startsWith(base + sep);
+  return isInsideDir(r, base);
 }
 
 export { stateDir };
@@ -73,7 +73,7 @@ export function assertInsideRoot(rulesDir: string, root: string = writeRoot(rule
   }
   for (const p of [...chain.reverse(), st, join(st, "sessions"), join(st, "hooks"), join(st, "lock"), join(st, "hook.log")]) {
     const real = realOrNull(p);
-    if (real !== null && real !== realTop && !real.startsWith(realTop + sep)) {
+    if (real !== null && !isInsideDir(real, realTop)) {
       throw new OutsideProjectError(`refusing to write into ${r}: ${p} leads to ${real}, outside ${top} (a symbolic link)`);
     }
   }
