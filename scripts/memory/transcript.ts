@@ -205,6 +205,21 @@ const NOT_USER_TEXT = ['"content":[{"tool_use_id"', '"content":[{"type":"tool_re
  */
 const TEXT_BLOCK = '{"type":"text","text":';
 
+const USER = Buffer.from('"user"');
+const TYPE_KEY = Buffer.from('"type":');
+
+/**
+ * True when the line holds `"type":"user"` or `"type": "user"`: one scan for `"user"`, each hit checked for the key
+ * before it (two searches for the two spellings read a line with neither, e.g. every assistant line, twice).
+ */
+function hasUserType(b: Buffer): boolean {
+  for (let at = b.indexOf(USER); at !== -1; at = b.indexOf(USER, at + 1)) {
+    const key = b[at - 1] === 0x20 ? at - 1 - TYPE_KEY.length : at - TYPE_KEY.length;
+    if (key >= 0 && b.compare(TYPE_KEY, 0, TYPE_KEY.length, key, key + TYPE_KEY.length) === 0) return true;
+  }
+  return false;
+}
+
 /**
  * Cheap pre-check on raw line bytes: true when the line cannot be a user utterance (no `"type":"user"` token; or a
  * tool-result line with no text block; or a meta, sidechain or compact-summary line). Lets the reader skip decoding
@@ -212,7 +227,7 @@ const TEXT_BLOCK = '{"type":"text","text":';
  */
 export function cannotBeUser(bytes: Uint8Array): boolean {
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.indexOf('"type":"user"') === -1 && b.indexOf('"type": "user"') === -1) return true;
+  if (!hasUserType(b)) return true;
   for (const p of NOT_USER_TEXT) {
     if (b.indexOf(p) !== -1) return p.startsWith('"content"') ? b.indexOf(TEXT_BLOCK) === -1 : true;
   }

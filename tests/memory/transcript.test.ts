@@ -93,6 +93,31 @@ describe("cannotBeUser (the pre-check before JSON.parse)", () => {
   ])("%s", (_name, o, want) => {
     expect(cannotBeUser(line(o))).toBe(want);
   });
+  it.each([
+    ["the type after the message", '{"message":{"role":"user","content":"Always run the tests."},"type":"user"}', false],
+    ["the spaced spelling", '{"type": "user", "message": {"role": "user", "content": "Always run the tests."}}', false],
+    ["the type at byte 1", '{"type":"user","message":{"content":"Always run the tests."}}', false],
+    ['"user" only as a role and a value', '{"type":"assistant","message":{"role":"user","content":"\\"user\\""},"userType":"user"}', true],
+    ['"users" as the type', '{"type":"users","message":{"content":"x"}}', true],
+    ['"user" at byte 0 (no room for the key)', '"user"', true],
+  ])("the type token: %s", (_name, text, want) => {
+    expect(cannotBeUser(Buffer.from(text))).toBe(want);
+  });
+  it('finds "type":"user" exactly where the two plain searches do (seeded random lines of JSON fragments)', () => {
+    const parts = ['"type":', '"type": ', '"user"', '"users"', ' ', ":", '"', "user", '{"type":"assistant"', '"role":"user"', "x", '\\"user\\"'];
+    let seed = 14;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let i = 0; i < 5000; i++) {
+      const text = Array.from({ length: 1 + rand(8) }, () => parts[rand(parts.length)]).join("");
+      const b = Buffer.from(text);
+      const plain = b.indexOf('"type":"user"') === -1 && b.indexOf('"type": "user"') === -1;
+      // With no user type token the line cannot be a user line; with one, the other patterns decide (none here).
+      expect(cannotBeUser(b), text).toBe(plain);
+    }
+  });
   it("never skips a line of the real-CLI sessions in data/sessions that holds a user utterance", () => {
     let skipped = 0;
     let users = 0;
