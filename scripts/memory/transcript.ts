@@ -200,36 +200,57 @@ export function userUtterance(obj: unknown): Utterance | SkipReason {
  */
 const NOT_USER_TEXT = ['"content":[{"tool_use_id"', '"content":[{"type":"tool_result"', '"isMeta":true', '"isSidechain":true', '"isCompactSummary":true', '"isVisibleInTranscriptOnly":true'];
 /**
- * A text block: when one appears, a tool-result line is parsed after all (a text block may sit beside the result).
- * With its `"text":` key, so the `"toolUseResult":{"type":"text","file":…}` of a Read result does not count.
+ * The structural `"type":` tokens of a raw line, found in one scan: whether it has `"type":"user"` (or `"type": "user"`),
+ * `"type":"assistant"` (or spaced), and a text block `{"type":"text","text":` (with its `"text":` key, so the
+ * `"toolUseResult":{"type":"text","file":…}` of a Read result does not count). Inside a JSON string every `"` is
+ * escaped as `\"`, so `"type":` there never matches: these are the line's own structure. One scan instead of one
+ * search per pattern: proving a 20 kB tool result holds no text block (and, for the archive index, no assistant
+ * token) read it once per pattern.
  */
-const TEXT_BLOCK = '{"type":"text","text":';
+export interface TypeTokens {
+  user: boolean;
+  assistant: boolean;
+  textBlock: boolean;
+}
 
-const USER = Buffer.from('"user"');
 const TYPE_KEY = Buffer.from('"type":');
+const USER_VALUE = Buffer.from('"user"');
+const ASSISTANT_VALUE = Buffer.from('"assistant"');
+/** What follows the key in a text block (TypeTokens.textBlock), unspaced as Claude Code writes it. */
+const TEXT_VALUE = Buffer.from('"text","text":');
 
-/**
- * True when the line holds `"type":"user"` or `"type": "user"`: one scan for `"user"`, each hit checked for the key
- * before it (two searches for the two spellings read a line with neither, e.g. every assistant line, twice).
- */
-function hasUserType(b: Buffer): boolean {
-  for (let at = b.indexOf(USER); at !== -1; at = b.indexOf(USER, at + 1)) {
-    const key = b[at - 1] === 0x20 ? at - 1 - TYPE_KEY.length : at - TYPE_KEY.length;
-    if (key >= 0 && b.compare(TYPE_KEY, 0, TYPE_KEY.length, key, key + TYPE_KEY.length) === 0) return true;
+/** True when `b` holds `v` at byte `at`. */
+function holdsAt(b: Buffer, at: number, v: Buffer): boolean {
+  return at + v.length <= b.length && b.compare(v, 0, v.length, at, at + v.length) === 0;
+}
+
+/** The type tokens of raw line bytes (see TypeTokens). Pure; one indexOf scan over the line. */
+export function typeTokens(b: Buffer): TypeTokens {
+  const t: TypeTokens = { user: false, assistant: false, textBlock: false };
+  // `"type":` cannot overlap itself (its only other `"` is followed by ':'), so each hit starts after the previous key.
+  for (let at = b.indexOf(TYPE_KEY); at !== -1; at = b.indexOf(TYPE_KEY, at + TYPE_KEY.length)) {
+    const v = at + TYPE_KEY.length;
+    const spaced = b[v] === 0x20 ? v + 1 : v;
+    if (holdsAt(b, spaced, USER_VALUE)) t.user = true;
+    else if (holdsAt(b, spaced, ASSISTANT_VALUE)) t.assistant = true;
+    else if (spaced === v && b[at - 1] === 0x7b && holdsAt(b, v, TEXT_VALUE)) t.textBlock = true;
   }
-  return false;
+  return t;
 }
 
 /**
  * Cheap pre-check on raw line bytes: true when the line cannot be a user utterance (no `"type":"user"` token; or a
  * tool-result line with no text block; or a meta, sidechain or compact-summary line). Lets the reader skip decoding
  * and JSON.parse for assistant and tool lines, about half a real transcript's bytes. False means "parse it".
+ * `tokens` are the line's typeTokens when the caller has them already.
  */
-export function cannotBeUser(bytes: Uint8Array): boolean {
+export function cannotBeUser(bytes: Uint8Array, tokens?: TypeTokens): boolean {
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!hasUserType(b)) return true;
+  const t = tokens ?? typeTokens(b);
+  if (!t.user) return true;
   for (const p of NOT_USER_TEXT) {
-    if (b.indexOf(p) !== -1) return p.startsWith('"content"') ? b.indexOf(TEXT_BLOCK) === -1 : true;
+    // A text block may sit beside a tool result: then the line is parsed after all.
+    if (b.indexOf(p) !== -1) return p.startsWith('"content"') ? !t.textBlock : true;
   }
   return false;
 }

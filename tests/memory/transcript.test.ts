@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cannotBeUser, decodeLine, readLines, userUtterance } from "../../scripts/memory/transcript.js";
+import { cannotBeUser, decodeLine, readLines, typeTokens, userUtterance } from "../../scripts/memory/transcript.js";
 
 async function collect(body: Buffer | string, opts: Parameters<typeof readLines>[1] = {}) {
   const p = join(mkdtempSync(join(tmpdir(), "kt-tr-")), "t.jsonl");
@@ -103,17 +103,22 @@ describe("cannotBeUser (the pre-check before JSON.parse)", () => {
   ])("the type token: %s", (_name, text, want) => {
     expect(cannotBeUser(Buffer.from(text))).toBe(want);
   });
-  it('finds "type":"user" exactly where the two plain searches do (seeded random lines of JSON fragments)', () => {
-    const parts = ['"type":', '"type": ', '"user"', '"users"', ' ', ":", '"', "user", '{"type":"assistant"', '"role":"user"', "x", '\\"user\\"'];
+  it("typeTokens finds in one scan what a plain search for each pattern finds (seeded random lines of JSON fragments)", () => {
+    const parts = ['"type":', '"type": ', '"user"', '"users"', '"assistant"', '"text","text":', '"text"', ",", "{", ' ', ":", '"', "user", '{"type":"assistant"', '"role":"user"', "x", '\\"user\\"', '"type":"type":'];
     let seed = 14;
     const rand = (n: number): number => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return seed % n;
     };
-    for (let i = 0; i < 5000; i++) {
-      const text = Array.from({ length: 1 + rand(8) }, () => parts[rand(parts.length)]).join("");
+    for (let i = 0; i < 20000; i++) {
+      const text = Array.from({ length: 1 + rand(10) }, () => parts[rand(parts.length)]).join("");
       const b = Buffer.from(text);
       const plain = b.indexOf('"type":"user"') === -1 && b.indexOf('"type": "user"') === -1;
+      expect(typeTokens(b), text).toEqual({
+        user: !plain,
+        assistant: b.indexOf('"type":"assistant"') !== -1 || b.indexOf('"type": "assistant"') !== -1,
+        textBlock: b.indexOf('{"type":"text","text":') !== -1,
+      });
       // With no user type token the line cannot be a user line; with one, the other patterns decide (none here).
       expect(cannotBeUser(b), text).toBe(plain);
     }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as z from "zod/mini";
 import { termHashes, terms } from "../../operators/bm25.js";
 import { redactSync } from "../redact.js";
-import { cannotBeUser, decodeLine, readLines } from "../transcript.js";
+import { cannotBeUser, decodeLine, readLines, typeTokens } from "../transcript.js";
 import { archivedMessage } from "./messages.js";
 
 /** Characters of a message's redacted text kept in the index (search and snippets; `dig read` reads the archive itself). */
@@ -75,13 +75,12 @@ export async function updateIndex(transcriptFile: string, indexFile: string, fro
 /**
  * Cheap pre-check on raw line bytes: false when the line cannot give a message (archivedMessage null), so it is
  * neither decoded nor parsed. Only assistant lines and user lines that may hold the user's own text can
- * (transcript.ts cannotBeUser: tool results, about half a transcript's bytes, and meta lines cannot); the two
- * spellings of the type token are the ones cannotBeUser accepts.
+ * (transcript.ts cannotBeUser: tool results, about half a transcript's bytes, and meta lines cannot); both come
+ * from one scan of the line's type tokens (transcript.ts typeTokens).
  */
 function mayHoldMessage(bytes: Buffer): boolean {
-  if (!cannotBeUser(bytes)) return true;
-  // One scan of the line for both spellings (a tool result's 20 kB are read once here, not twice).
-  return bytes.indexOf('"assistant"') !== -1 && (bytes.indexOf('"type":"assistant"') !== -1 || bytes.indexOf('"type": "assistant"') !== -1);
+  const t = typeTokens(bytes);
+  return t.assistant || !cannotBeUser(bytes, t);
 }
 
 /** One search result: the id for `dig read`, where and when it was said, and a short redacted snippet. */
