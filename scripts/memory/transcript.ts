@@ -59,9 +59,19 @@ export interface ReadPosition {
 /**
  * Stream the lines of a file from `start`, yielding each as bytes. Memory stays O(chunkSize + maxLineBytes)
  * whatever the file or line size. Ends early when `opts.stop` says so. Throws on I/O errors (ENOENT, EACCES)
- * and whatever `opts.stop` throws.
+ * and whatever `opts.stop` throws. For many lines prefer readLineBatches (one await per chunk, not per line).
  */
 export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGenerator<RawLine> {
+  for await (const batch of readLineBatches(path, opts)) yield* batch;
+}
+
+/**
+ * readLines by chunk: yields the lines that end in each chunk read (often none inside a long line), then the torn
+ * tail. The consumer loops over each array synchronously: an async generator step per line cost more than the
+ * read itself on transcripts of many short lines (two nested generators: about 5 µs a line in a fresh process).
+ * Line bytes that are views of the read buffer stay valid until the next batch is asked for.
+ */
+export async function* readLineBatches(path: string, opts: ReadOptions = {}): AsyncGenerator<RawLine[]> {
   const chunkSize = opts.chunkSize ?? 1 << 20;
   const maxLine = opts.maxLineBytes ?? 1 << 20;
   const fh = await open(path, "r");
@@ -78,6 +88,7 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
       const { bytesRead } = await fh.read(buf, 0, chunkSize, pos);
       if (bytesRead === 0) break;
       let from = 0;
+      const batch: RawLine[] = [];
       while (from < bytesRead) {
         const nl = buf.indexOf(10, from);
         const stop = nl === -1 || nl >= bytesRead ? bytesRead : nl;
@@ -98,7 +109,7 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
         const end = pos + nl + 1;
         // A line wholly inside this chunk is passed on as a view of the read buffer, not a copy.
         const bytes = oversized ? null : parts.length === 0 ? buf.subarray(from, nl) : Buffer.concat([...parts, buf.subarray(from, nl)], partLen + nl - from);
-        yield { start: lineStart, end, index, bytes: bytes && stripCR(bytes), complete: true };
+        batch.push({ start: lineStart, end, index, bytes: bytes && stripCR(bytes), complete: true });
         lineStart = end;
         parts = [];
         partLen = 0;
@@ -106,10 +117,11 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
         from = nl + 1;
       }
       pos += bytesRead;
+      if (batch.length > 0) yield batch;
     }
     if (pos > lineStart) {
       index++;
-      yield { start: lineStart, end: pos, index, bytes: oversized ? null : stripCR(Buffer.concat(parts, partLen)), complete: false };
+      yield [{ start: lineStart, end: pos, index, bytes: oversized ? null : stripCR(Buffer.concat(parts, partLen)), complete: false }];
     }
   } finally {
     await fh.close();

@@ -68,8 +68,8 @@ async function scanned(path: string, chunkSize: number, maxLineBytes = 1 << 20):
   const trap = trapSignals();
   const out: Found[] = [];
   try {
-    for await (const l of scanTranscript(path, { chunkSize, maxLineBytes }, 0, trap)) {
-      if (l.utterance) out.push({ offset: l.start, line: l.line, text: l.utterance.text, uuid: l.utterance.uuid });
+    for await (const lines of scanTranscript(path, { chunkSize, maxLineBytes }, 0, trap)) {
+      for (const l of lines) if (l.utterance) out.push({ offset: l.start, line: l.line, text: l.utterance.text, uuid: l.utterance.uuid });
     }
   } finally {
     trap.dispose();

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cannotBeUser, decodeLine, readLines, typeTokens, userUtterance } from "../../scripts/memory/transcript.js";
+import { cannotBeUser, decodeLine, readLineBatches, readLines, typeTokens, userUtterance } from "../../scripts/memory/transcript.js";
 
 async function collect(body: Buffer | string, opts: Parameters<typeof readLines>[1] = {}) {
   const p = join(mkdtempSync(join(tmpdir(), "kt-tr-")), "t.jsonl");
@@ -49,6 +49,17 @@ describe("readLines", () => {
       [1, 3, 5004, null],
       [2, 5004, 5010, "after"],
     ]);
+  });
+  it("readLineBatches gives the lines of each chunk read as one array, the torn tail last on its own", async () => {
+    const p = join(mkdtempSync(join(tmpdir(), "kt-tr-")), "t.jsonl");
+    writeFileSync(p, `aa\nbb\n${"c".repeat(20)}\ndd\ntorn`);
+    const got: string[][] = [];
+    // 8-byte chunks: "aa\nbb\ncc" ends two lines; the next two chunks end none; "cc\ndd\nto" ends the c's and "dd".
+    for await (const batch of readLineBatches(p, { chunkSize: 8 })) got.push(batch.map((l) => `${l.index}:${l.bytes?.toString() ?? "null"}:${l.complete}`));
+    expect(got).toEqual([["1:aa:true", "2:bb:true"], [`3:${"c".repeat(20)}:true`, "4:dd:true"], ["5:torn:false"]]);
+    const flat: string[] = [];
+    for await (const l of readLines(p, { chunkSize: 8 })) flat.push(`${l.index}:${l.bytes?.toString() ?? "null"}:${l.complete}`);
+    expect(flat).toEqual(got.flat());
   });
   it("decodes invalid UTF-8 with U+FFFD", () => {
     const r = decodeLine(Buffer.from([0x61, 0x8f, 0x62]));

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as z from "zod/mini";
 import { termHashes, terms } from "../../operators/bm25.js";
 import { redactSync } from "../redact.js";
-import { cannotBeUser, decodeLine, readLines, typeTokens } from "../transcript.js";
+import { cannotBeUser, decodeLine, readLineBatches, readLines, typeTokens } from "../transcript.js";
 import { archivedMessage } from "./messages.js";
 
 /** Characters of a message's redacted text kept in the index (search and snippets; `dig read` reads the archive itself). */
@@ -45,26 +45,28 @@ export async function updateIndex(transcriptFile: string, indexFile: string, fro
     const x = redactSync(r.x);
     lines.push(JSON.stringify({ ...r, x: x.length > INDEX_TEXT_MAX_CHARS ? `${x.slice(0, INDEX_TEXT_MAX_CHARS)}…` : x }));
   };
-  for await (const line of readLines(transcriptFile, { start: from })) {
-    if (!line.complete) break;
-    indexed = line.end;
-    if (!line.bytes || !mayHoldMessage(line.bytes)) continue;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(decodeLine(line.bytes).text);
-    } catch {
-      continue;
+  reading: for await (const lines of readLineBatches(transcriptFile, { start: from })) {
+    for (const line of lines) {
+      if (!line.complete) break reading;
+      indexed = line.end;
+      if (!line.bytes || !mayHoldMessage(line.bytes)) continue;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(decodeLine(line.bytes).text);
+      } catch {
+        continue;
+      }
+      const m = archivedMessage(obj);
+      if (!m) continue;
+      if (prev && m.messageId && prev.m === m.messageId && prev.e === line.start) {
+        prev.e = line.end;
+        prev.x = `${prev.x}\n${m.text}`;
+        continue;
+      }
+      finish(prev);
+      prev = { f: fileName, o: line.start, e: line.end, r: m.role, t: m.timestamp, m: m.messageId, x: m.text };
+      messages++;
     }
-    const m = archivedMessage(obj);
-    if (!m) continue;
-    if (prev && m.messageId && prev.m === m.messageId && prev.e === line.start) {
-      prev.e = line.end;
-      prev.x = `${prev.x}\n${m.text}`;
-      continue;
-    }
-    finish(prev);
-    prev = { f: fileName, o: line.start, e: line.end, r: m.role, t: m.timestamp, m: m.messageId, x: m.text };
-    messages++;
   }
   finish(prev);
   // One append at the end, as the state that records `indexed` is written after it (a run killed before has written nothing).
