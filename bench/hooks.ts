@@ -220,7 +220,9 @@ function sideBySide(name: string, max: number, once: (i: number, b: string, k: n
   const hook: Run[][] = builds.map(() => []);
   for (let i = 0; i < N; i++) {
     base.push(run(["-e", "0"], ""));
-    builds.forEach(([, b], k) => hook[k]?.push(once(i, b, k)));
+    builds.forEach(([, b], k) => {
+      hook[k]?.push(once(i, b, k));
+    });
   }
   const baseMs = median(base.map((r) => r.ms));
   const cpu = (rs: Run[]): string => (rs.every((r) => r.cpuMs !== null) ? `${median(rs.map((r) => r.cpuMs as number)).toFixed(0)} ms` : "n/a");
