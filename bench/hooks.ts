@@ -7,6 +7,8 @@
  * interleaved, medians of `--n`, default 5): PreCompact's first run at most 5x and at most 64 MiB peak RSS (also on
  * the transcript repeated to ~200 MB; `--no-200` skips that), an incremental run after one appended line at most
  * 2.5x, SessionEnd's fast step at most 2x; each printed with PASS or FAIL. Usage: npm run bench:hooks [-- --mb 50]
+ * `--before <bundle>` runs another build (unpacked beside its model, as below) in the same interleaved rounds of
+ * the floor cases and prints its floors too, each with its median CPU time (user+sys) and node's.
  *
  * With `--adversarial`, instead: the two transcripts that ran past the 30 s hook timeout before the extraction
  * deadline (HOOK_EXTRACT_BUDGET_MS in scripts/hooks/dispatch.ts): a sparse file with no newline (`--sparse-gb`, default
@@ -64,6 +66,8 @@ function makeTranscript(path: string): number {
 interface Run {
   ms: number;
   rssMb: number | null;
+  /** User + system CPU time in ms (from /usr/bin/time; null without it): less sensitive than wall time to other load. */
+  cpuMs: number | null;
   code: number | null;
   stdoutChars: number;
   /** stderr without /usr/bin/time's line. */
@@ -72,13 +76,13 @@ interface Run {
 
 function run(args: string[], stdin: string, env: Record<string, string> = {}): Run {
   const cmd = haveTime ? "/usr/bin/time" : process.execPath;
-  const argv = haveTime ? ["-f", "KNOWLEDGE_TRIAGE_MAXRSS_KB=%M", process.execPath, ...args] : args;
+  const argv = haveTime ? ["-f", "KNOWLEDGE_TRIAGE_MAXRSS_KB=%M %U %S", process.execPath, ...args] : args;
   const t0 = performance.now();
   const r = spawnSync(cmd, argv, { input: stdin, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env } });
   const ms = performance.now() - t0;
-  const m = /KNOWLEDGE_TRIAGE_MAXRSS_KB=(\d+)/.exec(r.stderr ?? "");
-  const stderr = (r.stderr ?? "").replace(/^KNOWLEDGE_TRIAGE_MAXRSS_KB=\d+\n?/m, "");
-  return { ms, rssMb: m ? Number(m[1]) / 1024 : null, code: r.status, stdoutChars: (r.stdout ?? "").length, stderr };
+  const m = /KNOWLEDGE_TRIAGE_MAXRSS_KB=(\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr ?? "");
+  const stderr = (r.stderr ?? "").replace(/^KNOWLEDGE_TRIAGE_MAXRSS_KB=.*\n?/m, "");
+  return { ms, rssMb: m ? Number(m[1]) / 1024 : null, cpuMs: m ? (Number(m[2]) + Number(m[3])) * 1000 : null, code: r.status, stdoutChars: (r.stdout ?? "").length, stderr };
 }
 
 /** The value after `name` on the command line, or undefined. */
@@ -204,32 +208,50 @@ console.log(`${"SessionEnd worker done (after hook start)".padEnd(42)} ${workerM
 console.log(`rules written: ${existsSync(join(project, ".claude", "rules", "knowledge-triage", "constraints.md")) ? readFileSync(join(project, ".claude", "rules", "knowledge-triage", "constraints.md"), "utf8").split("\n").filter((l) => l.startsWith("- ")).length : 0} (temp folder ${root})`);
 
 // Floors (issue 14): each case interleaved with a bare `node -e 0`, medians of N; fresh project for every first run.
+// With `--before <bundle>` (another build beside its model, e.g. main's: see --adversarial above) each case also runs
+// that build in the same rounds, on its own project, and both are printed with their CPU time (user+sys).
 const N = Number(argValue("--n") ?? 5);
+const beforeArg = argValue("--before");
+const builds: Array<[string, string]> = [["", bundle], ...(beforeArg ? [["before: ", resolve(beforeArg)] as [string, string]] : [])];
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const floors: Array<{ name: string; ratio: number; max: number; rss?: number }> = [];
-function sideBySide(name: string, max: number, once: (i: number) => Run): void {
-  const base: number[] = [];
-  const hook: number[] = [];
-  const rss: number[] = [];
+const floors: Array<{ name: string; ratio: number; max: number; rss?: number; cpu?: string }> = [];
+function sideBySide(name: string, max: number, once: (i: number, b: string, k: number) => Run): void {
+  const base: Run[] = [];
+  const hook: Run[][] = builds.map(() => []);
   for (let i = 0; i < N; i++) {
-    base.push(run(["-e", "0"], "").ms);
-    const r = once(i);
-    hook.push(r.ms);
-    if (r.rssMb !== null) rss.push(r.rssMb);
+    base.push(run(["-e", "0"], ""));
+    builds.forEach(([, b], k) => {
+      hook[k]?.push(once(i, b, k));
+    });
   }
-  floors.push({ name: `${name} (${median(hook).toFixed(0)} ms vs ${median(base).toFixed(0)} ms)`, ratio: median(hook) / median(base), max, rss: rss.length ? Math.max(...rss) : undefined });
+  const baseMs = median(base.map((r) => r.ms));
+  const cpu = (rs: Run[]): string => (rs.every((r) => r.cpuMs !== null) ? `${median(rs.map((r) => r.cpuMs as number)).toFixed(0)} ms` : "n/a");
+  builds.forEach(([label], k) => {
+    const rs = hook[k] as Run[];
+    const ms = median(rs.map((r) => r.ms));
+    const rss = rs.flatMap((r) => (r.rssMb === null ? [] : [r.rssMb]));
+    floors.push({ name: `${label}${name} (${ms.toFixed(0)} ms vs ${baseMs.toFixed(0)} ms)`, ratio: ms / baseMs, max, rss: rss.length ? Math.max(...rss) : undefined, cpu: `CPU ${cpu(rs)} vs ${cpu(base)}` });
+  });
 }
 const fresh = (i: number, t: string): string => {
   const dir = join(root, `floor-${i}-${Math.random().toString(36).slice(2)}`);
   mkdirSync(dir);
   return JSON.stringify({ session_id: "bench-session", transcript_path: t, cwd: dir, hook_event_name: "PreCompact", trigger: "auto" });
 };
-sideBySide("PreCompact first run, 50 MB", 5, (i) => run([bundle, "hook", "pre-compact"], fresh(i, transcript)));
-sideBySide("PreCompact after a 1-line append", 2.5, (i) => {
-  appendFileSync(transcript, line("user", `Never merge a pull request ${i} without a review.`, 10_000_000 + i));
-  return run([bundle, "hook", "pre-compact"], pre(`inc-${i}`));
+// The incremental case needs a project whose cursor is at the end of the transcript for each build.
+const incProjects = builds.map(([, b], k) => {
+  if (k === 0) return project;
+  const dir = join(root, `inc-before-${k}`);
+  mkdirSync(dir);
+  run([b, "hook", "pre-compact"], JSON.stringify({ session_id: "bench-session", transcript_path: transcript, cwd: dir, hook_event_name: "PreCompact", trigger: "auto" }));
+  return dir;
 });
-sideBySide("SessionEnd fast step", 2, () => run([bundle, "hook", "session-end"], JSON.stringify({ session_id: "floor-end", transcript_path: transcript, cwd: project, hook_event_name: "SessionEnd", reason: "other" })));
+sideBySide("PreCompact first run, 50 MB", 5, (i, b) => run([b, "hook", "pre-compact"], fresh(i, transcript)));
+sideBySide("PreCompact after a 1-line append", 2.5, (i, b, k) => {
+  if (k === 0) appendFileSync(transcript, line("user", `Never merge a pull request ${i} without a review.`, 10_000_000 + i));
+  return run([b, "hook", "pre-compact"], JSON.stringify({ session_id: "bench-session", transcript_path: transcript, cwd: incProjects[k], hook_event_name: "PreCompact", trigger: "auto", prompt_id: `inc-${i}` }));
+});
+sideBySide("SessionEnd fast step", 2, (_i, b) => run([b, "hook", "session-end"], JSON.stringify({ session_id: "floor-end", transcript_path: transcript, cwd: project, hook_event_name: "SessionEnd", reason: "other" })));
 let rss200: number | null | undefined;
 if (!process.argv.includes("--no-200")) {
   const big = join(root, "big.jsonl");
@@ -242,8 +264,8 @@ if (!process.argv.includes("--no-200")) {
 console.log(`Floors (issue 14), side by side with \`node -e 0\`, medians of ${N}; load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} (${cpus().length} CPUs)`);
 for (const f of floors) {
   const ok = f.ratio <= f.max;
-  console.log(`${f.name.padEnd(64)} ${f.ratio.toFixed(2).padStart(6)}x (floor ${f.max}x) ${ok ? "PASS" : "FAIL"}${f.rss !== undefined ? `  peak RSS ${f.rss.toFixed(0)} MiB` : ""}`);
+  console.log(`${f.name.padEnd(72)} ${f.ratio.toFixed(2).padStart(6)}x (floor ${f.max}x) ${ok ? "PASS" : "FAIL"}${f.rss !== undefined ? `  peak RSS ${f.rss.toFixed(0)} MiB` : ""}${beforeArg && f.cpu ? `  ${f.cpu}` : ""}`);
 }
 const rss50 = floors[0]?.rss;
-if (rss50 !== undefined) console.log(`${"PreCompact first run peak RSS, 50 MB".padEnd(64)} ${rss50.toFixed(0).padStart(6)} MiB (floor 64) ${rss50 <= 64 ? "PASS" : "FAIL"}`);
-if (rss200 !== undefined && rss200 !== null) console.log(`${"PreCompact first run peak RSS, ~200 MB".padEnd(64)} ${rss200.toFixed(0).padStart(6)} MiB (floor 64) ${rss200 <= 64 ? "PASS" : "FAIL"}`);
+if (rss50 !== undefined) console.log(`${"PreCompact first run peak RSS, 50 MB".padEnd(72)} ${rss50.toFixed(0).padStart(6)} MiB (floor 64) ${rss50 <= 64 ? "PASS" : "FAIL"}`);
+if (rss200 !== undefined && rss200 !== null) console.log(`${"PreCompact first run peak RSS, ~200 MB".padEnd(72)} ${rss200.toFixed(0).padStart(6)} MiB (floor 64) ${rss200 <= 64 ? "PASS" : "FAIL"}`);

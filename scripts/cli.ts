@@ -7,10 +7,8 @@
 import { Command, CommanderError } from "commander";
 import { errorReport, TriageError } from "./errors.js";
 import { COMMAND_NAMES, registerCommands } from "./cli/command-registry.js";
-import { loadClassifier } from "./io/model-file.js";
 import { writeStdout } from "./io/text-io.js";
 import { visible, visibleName } from "./terminal.js";
-import { runSelfCheck, SELF_CHECK_CASES } from "./cli/self-check.js";
 
 /**
  * argv with every `--debug` (before a `--`) moved in front of the subcommand: it is a program option, and
@@ -53,11 +51,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   await registerCommands(program, argv);
-  program.action((opts: { selfCheck?: boolean; model?: string }) => {
+  program.action(async (opts: { selfCheck?: boolean; model?: string }) => {
     if (!opts.selfCheck) {
       program.outputHelp();
       return;
     }
+    // Loaded here, not at the top: the model's modules would otherwise be initialised by every command and hook.
+    const [{ loadClassifier }, { runSelfCheck, SELF_CHECK_CASES }] = await Promise.all([import("./io/model-file.js"), import("./cli/self-check.js")]);
     const classifier = loadClassifier(opts.model);
     const failures = runSelfCheck(classifier);
     if (failures.length) {

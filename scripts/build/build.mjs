@@ -5,6 +5,7 @@
 // Usage: node scripts/build/build.mjs [entry outfile] [--no-minify]   (benches bundle other entries)
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { isBuiltin } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -37,6 +38,20 @@ async function bundle(entry, outfile, shebang) {
     logLevel: "warning",
     banner: { js: banner },
     plugins: [
+      {
+        // Node built-ins imported by our ES modules become lazy CommonJS requires: an ES `import` of a built-in is
+        // hoisted to the top of the bundle, so every run would load all of them (node:crypto, node:child_process,
+        // node:fs/promises, ...) and node:fs's ES facade reads every export, which loads the stream modules too.
+        // As a require, a built-in loads when the first module that uses it is initialised (cli/command-registry.ts
+        // keeps most modules uninitialised until a command needs them): `triage hook session-end` loads neither.
+        name: "lazy-builtins",
+        setup(b) {
+          b.onResolve({ filter: /^[a-z0-9_/:]+$/ }, (a) =>
+            a.kind === "import-statement" && isBuiltin(a.path) ? { path: a.path.startsWith("node:") ? a.path : `node:${a.path}`, namespace: "lazy-builtin" } : undefined,
+          );
+          b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (a) => ({ contents: `module.exports = require(${JSON.stringify(a.path)});`, loader: "js" }));
+        },
+      },
       {
         // natural's German stemmer requires 'stopwords-iso' (all languages, ~1 MB) only for
         // tokenizeAndStem, which we never call: an empty stub keeps the bundle small.

@@ -9,45 +9,23 @@
  * run gets further) and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, } from "node:fs";
+import { appendFileSync, existsSync, renameSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
-import { regexClassifier, type Classifier } from "../engine/classify.js";
-import { loadClassifier, loadUtteranceScorer } from "../io/model-file.js";
-import { lazyUtterance, type UtteranceScorer } from "../memory/utterance-model.js";
-import { makeDirs, replaceAtomically } from "../io/write-files.js";
 import { writeStdout } from "../io/text-io.js";
-import { precompactText, SESSIONSTART_HEAD } from "./hook-output.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
-import { extractTranscript, lazyClassifier, type ExtractReport } from "../memory/pipeline/extract-api.js";
-import { deadlineAfter, type Deadline } from "../memory/pipeline/deadline.js";
-import { assertInsideRoot, ensureStateDir, HOOK_LOCK_WAIT_MS } from "../memory/store/state.js";
+import { assertInsideRoot, ensureStateDir } from "../memory/store/state.js";
+import type { StepCtx } from "./extract-step.js";
 import { redactSync } from "../memory/redact.js";
-import { archiveStep, hasArchive } from "./archive-step.js";
-import { digCommandOf, readWorkingState, renderWorkingState, sessionStartText } from "./working-state.js";
 import { projectDirFrom } from "../io/project-folders.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
-/** A PreCompact marker younger than this (ms) counts as "PreCompact ran for this compaction" without prompt_id. */
-const MARKER_FRESH_MS = 10 * 60 * 1000;
-/**
- * Time budget (ms) of the extraction in a hook that Claude Code waits for (pre-compact, session-start), counted
- * from process start. Our hooks.json and the installer give both hooks `"timeout": 30` (seconds); Claude Code
- * cancels a hook at its timeout and discards its output (references/claude-code.md §1.4; without a `timeout` the
- * default is 600 s, and SessionEnd hooks share 1.5 s, which is why session-end hands off to a worker). 20 s
- * leaves 10 s for what follows the stop: writing the rule files and the sidecar, printing, exiting.
- */
-export const HOOK_EXTRACT_BUDGET_MS = 20_000;
 const PAYLOAD_ENV = "KNOWLEDGE_TRIAGE_HOOK_PAYLOAD";
 
-interface Ctx {
+interface Ctx extends StepCtx {
   event: HookEvent | string;
   t0: number;
-  /** A "nothing to extract" reason that still let the hook print: reported as the one stderr line. */
-  note?: string;
-  payload?: HookPayload;
-  stateDir?: string;
 }
 
 
@@ -84,8 +62,6 @@ function transcriptOf(payload: HookPayload): string {
 /** The state folder `dir` (`<rulesDir>/.state`), created with its `.gitignore` (state.ts ensureStateDir). */
 const makeStateDir = (dir: string): string => ensureStateDir(dirname(dir));
 
-const safeName = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 100) || "unknown";
-
 /** One line, secrets redacted, at most 400 chars. */
 function oneLine(s: string): string {
   const flat = redactSync(s.replace(/\s+/g, " ").trim());
@@ -113,105 +89,6 @@ function log(ctx: Ctx, message: string, debug = false, create = true): void {
   }
 }
 
-/**
- * The classifier for one hook run, loaded lazily (lazyClassifier): a run with nothing new in the transcript
- * never reads the model. A model that fails to load falls back to the regex tier (logged in debug mode).
- */
-function classifier(ctx: Ctx): Classifier {
-  return lazyClassifier(() => {
-    try {
-      const c = loadClassifier();
-      log(ctx, `classifier loaded: ${c.name}`, true);
-      return c;
-    } catch (e) {
-      log(ctx, `model not loaded (${(e as Error).message}); using the regex tier`, true);
-      return regexClassifier;
-    }
-  });
-}
-
-/**
- * The sentence model for one hook run, loaded on first use. A missing or invalid model/utterance.json gives
- * no evidence either way (logit 0: the cues and the line classifier decide alone) and a log line, so the hook
- * still extracts what the cues find.
- */
-function utterance(ctx: Ctx): UtteranceScorer {
-  return lazyUtterance(() => {
-    try {
-      return loadUtteranceScorer();
-    } catch (e) {
-      log(ctx, `sentence model unavailable (${(e as Error).message}); using the cues alone`, false);
-      return { logit: () => 0 };
-    }
-  });
-}
-
-/**
- * Extract the transcript into the rules folder. With a `deadline` the run stops there at a safe point and the
- * stop becomes the hook's one stderr line (ctx.note) as well as a log line (the first warning).
- */
-async function extract(ctx: Ctx, transcriptPath: string, rulesDir: string, deadline?: Deadline): Promise<ExtractReport> {
-  const report = await extractTranscript({
-    transcriptPath,
-    rulesDir,
-    sessionId: ctx.payload?.session_id,
-    classifier: classifier(ctx),
-    utterance: utterance(ctx),
-    lockWaitMs: lockWaitMs(),
-    deadline,
-  });
-  for (const w of report.warnings.slice(0, 5)) log(ctx, `warning: ${w}`, false, false);
-  if (report.stoppedAt) ctx.note = report.warnings[0];
-  log(ctx, `extracted: lines=${report.linesRead} skipped=${report.linesSkipped} kept=${report.kept} added=${report.added} retired=${report.retired}`, true);
-  return report;
-}
-
-/**
- * Lock wait of a hook run (ms): HOOK_LOCK_WAIT_MS, or KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS (0 to 25,000) for tests.
- * Six hooks firing at once on one project queue behind each other instead of dropping their rules.
- */
-function lockWaitMs(): number {
-  const v = Number(process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS);
-  return Number.isFinite(v) && v >= 0 && v <= 25_000 && process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS !== "" && process.env.KNOWLEDGE_TRIAGE_HOOK_LOCK_WAIT_MS !== undefined ? v : HOOK_LOCK_WAIT_MS;
-}
-
-/**
- * The extraction deadline of a hook Claude Code waits for: HOOK_EXTRACT_BUDGET_MS after process start (the
- * origin of performance.now(), the closest we get to when Claude Code started the clock), or
- * KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS (0 to HOOK_EXTRACT_BUDGET_MS) for tests: 0 stops at the first safe point that
- * moves the cursor forward (after the first batch of user messages, which a run always finishes).
- */
-function hookDeadline(): Deadline {
-  const raw = process.env.KNOWLEDGE_TRIAGE_HOOK_BUDGET_MS;
-  const v = Number(raw);
-  const ms = raw !== undefined && raw !== "" && Number.isFinite(v) && v >= 0 && v <= HOOK_EXTRACT_BUDGET_MS ? v : HOOK_EXTRACT_BUDGET_MS;
-  return deadlineAfter(ms, { startMs: 0 });
-}
-
-function markerPath(stateDir: string, sessionId: string): string {
-  return join(stateDir, "hooks", `${safeName(sessionId)}.precompact.json`);
-}
-
-/** Record that PreCompact extracted for this session/prompt (no timestamp inside: same input, same bytes). */
-function writeMarker(stateDir: string, p: HookPayload): void {
-  const file = markerPath(stateDir, p.session_id ?? "unknown");
-  makeDirs(join(makeStateDir(stateDir), "hooks"));
-  // Replaced, never written through: a link planted at this name is replaced, not followed.
-  replaceAtomically(file, `${JSON.stringify({ session_id: p.session_id ?? null, prompt_id: p.prompt_id ?? null })}\n`);
-}
-
-/** True when PreCompact ran for the compaction this SessionStart(compact) follows (same prompt_id, or fresh). */
-function preCompactRan(stateDir: string, p: HookPayload): boolean {
-  const file = markerPath(stateDir, p.session_id ?? "unknown");
-  try {
-    const m = JSON.parse(readFileSync(file, "utf8")) as { prompt_id?: string | null };
-    if (p.prompt_id && m.prompt_id) return m.prompt_id === p.prompt_id;
-    return Date.now() - statSync(file).mtimeMs < MARKER_FRESH_MS;
-  } catch {
-    return false;
-  }
-}
-
 /** Spawn `hook session-end-worker` detached (its own process group, stdio ignored) and return at once. */
 function spawnWorker(p: HookPayload): void {
   const entry = process.argv[1] ?? "";
@@ -224,21 +101,6 @@ function spawnWorker(p: HookPayload): void {
   });
   child.on("error", () => {});
   child.unref();
-}
-
-/**
- * Run the extraction step of a hook whose output Claude Code reads (PreCompact, SessionStart): an error there
- * (a read-only project, a full disk, an unreadable transcript) is logged and becomes the hook's one stderr line,
- * and the hook still prints the rules already pinned, which are what the compaction must keep.
- */
-async function orPrintAnyway(ctx: Ctx, step: () => Promise<void>): Promise<void> {
-  try {
-    await step();
-  } catch (e) {
-    const message = `extraction failed: ${(e as Error)?.message ?? String(e)}`;
-    log(ctx, message, false, false);
-    ctx.note ??= message;
-  }
 }
 
 async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
@@ -256,59 +118,24 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   assertInsideRoot(rulesDir, projectDir);
   ctx.stateDir = stateDir(rulesDir);
 
-  if (ctx.event === "pre-compact" || ctx.event === "session-start") {
-    if (ctx.event === "session-start" && payload.source && payload.source !== "compact") return;
-    // Without a usable transcript there is nothing to extract, but the rules already pinned still count.
-    let transcript: string | null = null;
-    try {
-      transcript = transcriptOf(payload);
-    } catch (e) {
-      if (!(e instanceof HookSkip)) throw e;
-      ctx.note = e.message;
-    }
-    if (ctx.event === "pre-compact") {
-      if (transcript) {
-        const from = transcript;
-        await orPrintAnyway(ctx, async () => {
-          await archiveStep(from, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
-          await extract(ctx, from, rulesDir, hookDeadline());
-          // A transcript without rules leaves no state folder behind (nothing to mark).
-          if (ctx.stateDir && existsSync(ctx.stateDir)) writeMarker(ctx.stateDir, payload);
-        });
-      }
-      out(precompactText(rulesDir, payload.session_id));
-    } else {
-      if (transcript) {
-        // PreCompact may not have fired (references/claude-code.md §1.5): then this is the full extraction. If it did, the
-        // same call is incremental and picks up lines the transcript writer flushed after PreCompact read it.
-        const ran = preCompactRan(ctx.stateDir, payload);
-        log(ctx, ran ? "PreCompact ran; incremental catch-up" : "PreCompact did not run for this compaction; extracting now", true);
-        const from = transcript;
-        await orPrintAnyway(ctx, async () => {
-          if (!ran) await archiveStep(from, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
-          await extract(ctx, from, rulesDir, hookDeadline());
-        });
-      }
-      let working = "";
-      try {
-        if (transcript) working = renderWorkingState(await readWorkingState(transcript), projectDir, digCommandOf(process.argv[1]));
-      } catch (e) {
-        log(ctx, `working state failed: ${(e as Error)?.message ?? String(e)}`);
-      }
-      out(sessionStartText(rulesDir, SESSIONSTART_HEAD, working));
-    }
-  } else if (ctx.event === "session-end") {
+  if (ctx.event === "session-end") {
     transcriptOf(payload);
     spawnWorker(payload);
     log(ctx, "handed extraction to a detached worker", true);
-  } else {
-    // The detached worker: Claude Code does not wait for it or time it out (references/claude-code.md §1.4), so it reads to
-    // the end; a deadline would leave the rest of an ended session for a resume that may never come.
-    const transcript = transcriptOf(payload);
-    // SessionEnd archives a session no compaction archived (a compaction already kept what it removed).
-    if (!hasArchive(rulesDir, payload.session_id)) await archiveStep(transcript, rulesDir, payload.session_id, (m, d) => log(ctx, m, d));
-    await extract(ctx, transcript, rulesDir);
+    return;
   }
+  if (ctx.event === "session-start" && payload.source && payload.source !== "compact") return;
+  // Without a usable transcript there is nothing to extract, but the rules already pinned still count (the worker: nothing to do).
+  let transcript: string | null = null;
+  try {
+    transcript = transcriptOf(payload);
+  } catch (e) {
+    if (!(e instanceof HookSkip) || ctx.event === "session-end-worker") throw e;
+    ctx.note = e.message;
+  }
+  // Loaded only for the events that extract: session-end above must return before any of it is initialised.
+  const { runExtractingEvent } = await import("./extract-step.js");
+  await runExtractingEvent(ctx.event as "pre-compact" | "session-start" | "session-end-worker", ctx, payload, projectDir, rulesDir, transcript, out);
 }
 
 /**
@@ -317,7 +144,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
  */
 export async function runHook(name: string): Promise<void> {
   const event = hookEventOf(name);
-  const ctx: Ctx = { event, t0: Date.now() };
+  const ctx: Ctx = { event, t0: Date.now(), log: (message, debug, create) => log(ctx, message, debug, create) };
   const onCrash = (e: unknown): void => {
     log(ctx, `uncaught: ${(e as Error)?.message ?? String(e)}`);
   };

@@ -59,9 +59,19 @@ export interface ReadPosition {
 /**
  * Stream the lines of a file from `start`, yielding each as bytes. Memory stays O(chunkSize + maxLineBytes)
  * whatever the file or line size. Ends early when `opts.stop` says so. Throws on I/O errors (ENOENT, EACCES)
- * and whatever `opts.stop` throws.
+ * and whatever `opts.stop` throws. For many lines prefer readLineBatches (one await per chunk, not per line).
  */
 export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGenerator<RawLine> {
+  for await (const batch of readLineBatches(path, opts)) yield* batch;
+}
+
+/**
+ * readLines by chunk: yields the lines that end in each chunk read (often none inside a long line), then the torn
+ * tail. The consumer loops over each array synchronously: an async generator step per line cost more than the
+ * read itself on transcripts of many short lines (two nested generators: about 5 µs a line in a fresh process).
+ * Line bytes that are views of the read buffer stay valid until the next batch is asked for.
+ */
+export async function* readLineBatches(path: string, opts: ReadOptions = {}): AsyncGenerator<RawLine[]> {
   const chunkSize = opts.chunkSize ?? 1 << 20;
   const maxLine = opts.maxLineBytes ?? 1 << 20;
   const fh = await open(path, "r");
@@ -78,6 +88,7 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
       const { bytesRead } = await fh.read(buf, 0, chunkSize, pos);
       if (bytesRead === 0) break;
       let from = 0;
+      const batch: RawLine[] = [];
       while (from < bytesRead) {
         const nl = buf.indexOf(10, from);
         const stop = nl === -1 || nl >= bytesRead ? bytesRead : nl;
@@ -98,7 +109,7 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
         const end = pos + nl + 1;
         // A line wholly inside this chunk is passed on as a view of the read buffer, not a copy.
         const bytes = oversized ? null : parts.length === 0 ? buf.subarray(from, nl) : Buffer.concat([...parts, buf.subarray(from, nl)], partLen + nl - from);
-        yield { start: lineStart, end, index, bytes: bytes && stripCR(bytes), complete: true };
+        batch.push({ start: lineStart, end, index, bytes: bytes && stripCR(bytes), complete: true });
         lineStart = end;
         parts = [];
         partLen = 0;
@@ -106,10 +117,11 @@ export async function* readLines(path: string, opts: ReadOptions = {}): AsyncGen
         from = nl + 1;
       }
       pos += bytesRead;
+      if (batch.length > 0) yield batch;
     }
     if (pos > lineStart) {
       index++;
-      yield { start: lineStart, end: pos, index, bytes: oversized ? null : stripCR(Buffer.concat(parts, partLen)), complete: false };
+      yield [{ start: lineStart, end: pos, index, bytes: oversized ? null : stripCR(Buffer.concat(parts, partLen)), complete: false }];
     }
   } finally {
     await fh.close();
@@ -200,21 +212,57 @@ export function userUtterance(obj: unknown): Utterance | SkipReason {
  */
 const NOT_USER_TEXT = ['"content":[{"tool_use_id"', '"content":[{"type":"tool_result"', '"isMeta":true', '"isSidechain":true', '"isCompactSummary":true', '"isVisibleInTranscriptOnly":true'];
 /**
- * A text block: when one appears, a tool-result line is parsed after all (a text block may sit beside the result).
- * With its `"text":` key, so the `"toolUseResult":{"type":"text","file":…}` of a Read result does not count.
+ * The structural `"type":` tokens of a raw line, found in one scan: whether it has `"type":"user"` (or `"type": "user"`),
+ * `"type":"assistant"` (or spaced), and a text block `{"type":"text","text":` (with its `"text":` key, so the
+ * `"toolUseResult":{"type":"text","file":…}` of a Read result does not count). Inside a JSON string every `"` is
+ * escaped as `\"`, so `"type":` there never matches: these are the line's own structure. One scan instead of one
+ * search per pattern: proving a 20 kB tool result holds no text block (and, for the archive index, no assistant
+ * token) read it once per pattern.
  */
-const TEXT_BLOCK = '{"type":"text","text":';
+export interface TypeTokens {
+  user: boolean;
+  assistant: boolean;
+  textBlock: boolean;
+}
+
+const TYPE_KEY = Buffer.from('"type":');
+const USER_VALUE = Buffer.from('"user"');
+const ASSISTANT_VALUE = Buffer.from('"assistant"');
+/** What follows the key in a text block (TypeTokens.textBlock), unspaced as Claude Code writes it. */
+const TEXT_VALUE = Buffer.from('"text","text":');
+
+/** True when `b` holds `v` at byte `at`. */
+function holdsAt(b: Buffer, at: number, v: Buffer): boolean {
+  return at + v.length <= b.length && b.compare(v, 0, v.length, at, at + v.length) === 0;
+}
+
+/** The type tokens of raw line bytes (see TypeTokens). Pure; one indexOf scan over the line. */
+export function typeTokens(b: Buffer): TypeTokens {
+  const t: TypeTokens = { user: false, assistant: false, textBlock: false };
+  // `"type":` cannot overlap itself (its only other `"` is followed by ':'), so each hit starts after the previous key.
+  for (let at = b.indexOf(TYPE_KEY); at !== -1; at = b.indexOf(TYPE_KEY, at + TYPE_KEY.length)) {
+    const v = at + TYPE_KEY.length;
+    const spaced = b[v] === 0x20 ? v + 1 : v;
+    if (holdsAt(b, spaced, USER_VALUE)) t.user = true;
+    else if (holdsAt(b, spaced, ASSISTANT_VALUE)) t.assistant = true;
+    else if (spaced === v && b[at - 1] === 0x7b && holdsAt(b, v, TEXT_VALUE)) t.textBlock = true;
+  }
+  return t;
+}
 
 /**
  * Cheap pre-check on raw line bytes: true when the line cannot be a user utterance (no `"type":"user"` token; or a
  * tool-result line with no text block; or a meta, sidechain or compact-summary line). Lets the reader skip decoding
  * and JSON.parse for assistant and tool lines, about half a real transcript's bytes. False means "parse it".
+ * `tokens` are the line's typeTokens when the caller has them already.
  */
-export function cannotBeUser(bytes: Uint8Array): boolean {
+export function cannotBeUser(bytes: Uint8Array, tokens?: TypeTokens): boolean {
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.indexOf('"type":"user"') === -1 && b.indexOf('"type": "user"') === -1) return true;
+  const t = tokens ?? typeTokens(b);
+  if (!t.user) return true;
   for (const p of NOT_USER_TEXT) {
-    if (b.indexOf(p) !== -1) return p.startsWith('"content"') ? b.indexOf(TEXT_BLOCK) === -1 : true;
+    // A text block may sit beside a tool result: then the line is parsed after all.
+    if (b.indexOf(p) !== -1) return p.startsWith('"content"') ? !t.textBlock : true;
   }
   return false;
 }

@@ -58,3 +58,23 @@ describe("the state folder", () => {
     expect(staged).toEqual(readdirSync(p.rulesDir).filter((f) => f.endsWith(".md")).map((f) => `.claude/rules/knowledge-triage/${f}`).sort());
   });
 });
+
+describe("rules.json read again in one process (state.ts loadStore keeps the last text it validated)", { timeout: 30_000 }, () => {
+  it("gives a fresh copy each time, and parses any other bytes in full", async () => {
+    const { loadStore, storeJson } = await import("../../scripts/memory/store/state.js");
+    const p = tempProject();
+    await extractText(p, body);
+    const store = join(p.rulesDir, ".state", "rules.json");
+    const text = readFileSync(store, "utf8");
+    const a = loadStore(p.rulesDir);
+    // The same bytes as storeJson of what was loaded: the copy holds exactly what the file holds.
+    expect(storeJson(a)).toBe(text);
+    a.rules.length = 0;
+    expect(loadStore(p.rulesDir).rules.length).toBeGreaterThan(0);
+    // Bytes that differ by one character are validated again: a bad rule type is refused.
+    writeFileSync(store, text.replace('"type": "constraint"', '"type": "belief"'));
+    expect(() => loadStore(p.rulesDir)).toThrow(/not a valid knowledge-triage store/);
+    writeFileSync(store, text);
+    expect(loadStore(p.rulesDir)).toEqual(JSON.parse(text));
+  });
+});

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cannotBeUser, decodeLine, readLines, userUtterance } from "../../scripts/memory/transcript.js";
+import { cannotBeUser, decodeLine, readLineBatches, readLines, typeTokens, userUtterance } from "../../scripts/memory/transcript.js";
 
 async function collect(body: Buffer | string, opts: Parameters<typeof readLines>[1] = {}) {
   const p = join(mkdtempSync(join(tmpdir(), "kt-tr-")), "t.jsonl");
@@ -50,6 +50,17 @@ describe("readLines", () => {
       [2, 5004, 5010, "after"],
     ]);
   });
+  it("readLineBatches gives the lines of each chunk read as one array, the torn tail last on its own", async () => {
+    const p = join(mkdtempSync(join(tmpdir(), "kt-tr-")), "t.jsonl");
+    writeFileSync(p, `aa\nbb\n${"c".repeat(20)}\ndd\ntorn`);
+    const got: string[][] = [];
+    // 8-byte chunks: "aa\nbb\ncc" ends two lines; the next two chunks end none; "cc\ndd\nto" ends the c's and "dd".
+    for await (const batch of readLineBatches(p, { chunkSize: 8 })) got.push(batch.map((l) => `${l.index}:${l.bytes?.toString() ?? "null"}:${l.complete}`));
+    expect(got).toEqual([["1:aa:true", "2:bb:true"], [`3:${"c".repeat(20)}:true`, "4:dd:true"], ["5:torn:false"]]);
+    const flat: string[] = [];
+    for await (const l of readLines(p, { chunkSize: 8 })) flat.push(`${l.index}:${l.bytes?.toString() ?? "null"}:${l.complete}`);
+    expect(flat).toEqual(got.flat());
+  });
   it("decodes invalid UTF-8 with U+FFFD", () => {
     const r = decodeLine(Buffer.from([0x61, 0x8f, 0x62]));
     expect(r).toEqual({ text: "a\uFFFDb", invalid: true });
@@ -92,6 +103,36 @@ describe("cannotBeUser (the pre-check before JSON.parse)", () => {
     ["an assistant line", { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Done." }] } }, true],
   ])("%s", (_name, o, want) => {
     expect(cannotBeUser(line(o))).toBe(want);
+  });
+  it.each([
+    ["the type after the message", '{"message":{"role":"user","content":"Always run the tests."},"type":"user"}', false],
+    ["the spaced spelling", '{"type": "user", "message": {"role": "user", "content": "Always run the tests."}}', false],
+    ["the type at byte 1", '{"type":"user","message":{"content":"Always run the tests."}}', false],
+    ['"user" only as a role and a value', '{"type":"assistant","message":{"role":"user","content":"\\"user\\""},"userType":"user"}', true],
+    ['"users" as the type', '{"type":"users","message":{"content":"x"}}', true],
+    ['"user" at byte 0 (no room for the key)', '"user"', true],
+  ])("the type token: %s", (_name, text, want) => {
+    expect(cannotBeUser(Buffer.from(text))).toBe(want);
+  });
+  it("typeTokens finds in one scan what a plain search for each pattern finds (seeded random lines of JSON fragments)", () => {
+    const parts = ['"type":', '"type": ', '"user"', '"users"', '"assistant"', '"text","text":', '"text"', ",", "{", ' ', ":", '"', "user", '{"type":"assistant"', '"role":"user"', "x", '\\"user\\"', '"type":"type":'];
+    let seed = 14;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let i = 0; i < 20000; i++) {
+      const text = Array.from({ length: 1 + rand(10) }, () => parts[rand(parts.length)]).join("");
+      const b = Buffer.from(text);
+      const plain = b.indexOf('"type":"user"') === -1 && b.indexOf('"type": "user"') === -1;
+      expect(typeTokens(b), text).toEqual({
+        user: !plain,
+        assistant: b.indexOf('"type":"assistant"') !== -1 || b.indexOf('"type": "assistant"') !== -1,
+        textBlock: b.indexOf('{"type":"text","text":') !== -1,
+      });
+      // With no user type token the line cannot be a user line; with one, the other patterns decide (none here).
+      expect(cannotBeUser(b), text).toBe(plain);
+    }
   });
   it("never skips a line of the real-CLI sessions in data/sessions that holds a user utterance", () => {
     let skipped = 0;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as z from "zod/mini";
 import { termHashes, terms } from "../../operators/bm25.js";
 import { redactSync } from "../redact.js";
-import { cannotBeUser, decodeLine, readLines } from "../transcript.js";
+import { cannotBeUser, decodeLine, readLineBatches, readLines, typeTokens } from "../transcript.js";
 import { archivedMessage } from "./messages.js";
 
 /** Characters of a message's redacted text kept in the index (search and snippets; `dig read` reads the archive itself). */
@@ -45,26 +45,28 @@ export async function updateIndex(transcriptFile: string, indexFile: string, fro
     const x = redactSync(r.x);
     lines.push(JSON.stringify({ ...r, x: x.length > INDEX_TEXT_MAX_CHARS ? `${x.slice(0, INDEX_TEXT_MAX_CHARS)}…` : x }));
   };
-  for await (const line of readLines(transcriptFile, { start: from })) {
-    if (!line.complete) break;
-    indexed = line.end;
-    if (!line.bytes || !mayHoldMessage(line.bytes)) continue;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(decodeLine(line.bytes).text);
-    } catch {
-      continue;
+  reading: for await (const lines of readLineBatches(transcriptFile, { start: from })) {
+    for (const line of lines) {
+      if (!line.complete) break reading;
+      indexed = line.end;
+      if (!line.bytes || !mayHoldMessage(line.bytes)) continue;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(decodeLine(line.bytes).text);
+      } catch {
+        continue;
+      }
+      const m = archivedMessage(obj);
+      if (!m) continue;
+      if (prev && m.messageId && prev.m === m.messageId && prev.e === line.start) {
+        prev.e = line.end;
+        prev.x = `${prev.x}\n${m.text}`;
+        continue;
+      }
+      finish(prev);
+      prev = { f: fileName, o: line.start, e: line.end, r: m.role, t: m.timestamp, m: m.messageId, x: m.text };
+      messages++;
     }
-    const m = archivedMessage(obj);
-    if (!m) continue;
-    if (prev && m.messageId && prev.m === m.messageId && prev.e === line.start) {
-      prev.e = line.end;
-      prev.x = `${prev.x}\n${m.text}`;
-      continue;
-    }
-    finish(prev);
-    prev = { f: fileName, o: line.start, e: line.end, r: m.role, t: m.timestamp, m: m.messageId, x: m.text };
-    messages++;
   }
   finish(prev);
   // One append at the end, as the state that records `indexed` is written after it (a run killed before has written nothing).
@@ -75,13 +77,12 @@ export async function updateIndex(transcriptFile: string, indexFile: string, fro
 /**
  * Cheap pre-check on raw line bytes: false when the line cannot give a message (archivedMessage null), so it is
  * neither decoded nor parsed. Only assistant lines and user lines that may hold the user's own text can
- * (transcript.ts cannotBeUser: tool results, about half a transcript's bytes, and meta lines cannot); the two
- * spellings of the type token are the ones cannotBeUser accepts.
+ * (transcript.ts cannotBeUser: tool results, about half a transcript's bytes, and meta lines cannot); both come
+ * from one scan of the line's type tokens (transcript.ts typeTokens).
  */
 function mayHoldMessage(bytes: Buffer): boolean {
-  if (!cannotBeUser(bytes)) return true;
-  // One scan of the line for both spellings (a tool result's 20 kB are read once here, not twice).
-  return bytes.indexOf('"assistant"') !== -1 && (bytes.indexOf('"type":"assistant"') !== -1 || bytes.indexOf('"type": "assistant"') !== -1);
+  const t = typeTokens(bytes);
+  return t.assistant || !cannotBeUser(bytes, t);
 }
 
 /** One search result: the id for `dig read`, where and when it was said, and a short redacted snippet. */

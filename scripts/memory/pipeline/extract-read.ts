@@ -1,9 +1,9 @@
 /**
- * Reading for an extraction run (extract-run.ts): the transcript's raw lines (transcript.ts readLines) turned
+ * Reading for an extraction run (extract-run.ts): the transcript's raw lines (transcript.ts readLineBatches) turned
  * into scanned lines — a user utterance, or why the line holds none — and the tally of skipped lines that
  * becomes the run's warnings. JSON.parse runs only on lines that can hold the user's own text (cannotBeUser).
  */
-import { cannotBeUser, decodeLine, readLines, userUtterance, type RawLine, type ReadOptions, type Utterance } from "../transcript.js";
+import { cannotBeUser, decodeLine, readLineBatches, userUtterance, type RawLine, type ReadOptions, type Utterance } from "../transcript.js";
 import { yieldAndCheck, type SignalTrap } from "./interrupt.js";
 
 /** User messages longer than this (characters) are pastes, not rules: skipped before redaction. */
@@ -73,13 +73,18 @@ export function scanLine(raw: RawLine, lineBase: number): ScannedLine {
 }
 
 /**
- * Scan the lines of a transcript from `opts.start` (see ReadOptions), numbering them after `lineBase`. Yields
- * one event-loop turn and checks `trap` every CHECK_EVERY_LINES lines. Throws what readLines throws.
+ * Scan the lines of a transcript from `opts.start` (see ReadOptions), numbering them after `lineBase`: yields the
+ * scanned lines of each chunk read as one array (transcript.ts readLineBatches), to be looped over synchronously.
+ * Yields one event-loop turn and checks `trap` every CHECK_EVERY_LINES lines. Throws what readLineBatches throws.
  */
-export async function* scanTranscript(path: string, opts: ReadOptions, lineBase: number, trap: SignalTrap): AsyncGenerator<ScannedLine> {
-  for await (const raw of readLines(path, opts)) {
-    if (raw.index % CHECK_EVERY_LINES === CHECK_EVERY_LINES - 1) await yieldAndCheck(trap);
-    yield scanLine(raw, lineBase);
+export async function* scanTranscript(path: string, opts: ReadOptions, lineBase: number, trap: SignalTrap): AsyncGenerator<ScannedLine[]> {
+  for await (const raws of readLineBatches(path, opts)) {
+    const out: ScannedLine[] = [];
+    for (const raw of raws) {
+      if (raw.index % CHECK_EVERY_LINES === CHECK_EVERY_LINES - 1) await yieldAndCheck(trap);
+      out.push(scanLine(raw, lineBase));
+    }
+    yield out;
   }
 }
 

@@ -135,23 +135,25 @@ export async function runExtract(opts: ExtractOptions, tuning: RunTuning = {}): 
     };
     const seenUuids = new Set<string>();
     const read = { start: pr.start, scanFrom: pr.scanFrom, chunkSize: tuning.chunkSize, maxLineBytes: tuning.maxLineBytes, stop };
-    for await (const l of scanTranscript(path, read, pr.startLine, trap)) {
-      if (!l.complete) {
-        // A torn last line: skip it now, and keep the cursor before it so a completed line is read next time.
+    reading: for await (const lines of scanTranscript(path, read, pr.startLine, trap)) {
+      for (const l of lines) {
+        if (!l.complete) {
+          // A torn last line: skip it now, and keep the cursor before it so a completed line is read next time.
+          tally.add(l);
+          if (l.oversized) pr.tornOversized = { start: l.start, end: l.end };
+          continue;
+        }
+        // A line this far after the batch's first user line ends the batch (before it).
+        if (batch.spanEnds(l.start) && !(await flush())) break reading;
+        pr.endOffset = l.end;
+        pr.endLine = l.line;
         tally.add(l);
-        if (l.oversized) pr.tornOversized = { start: l.start, end: l.end };
-        continue;
+        // Stream transcripts repeat lines (same uuid) around compactions: a replay is read once.
+        const uuid = l.utterance?.uuid;
+        if (uuid !== undefined && seenUuids.has(uuid)) continue;
+        if (uuid !== undefined) seenUuids.add(uuid);
+        if (l.utterance && batch.push({ u: l.utterance, line: l.line, offset: l.start }) && !(await flush())) break reading;
       }
-      // A line this far after the batch's first user line ends the batch (before it).
-      if (batch.spanEnds(l.start) && !(await flush())) break;
-      pr.endOffset = l.end;
-      pr.endLine = l.line;
-      tally.add(l);
-      // Stream transcripts repeat lines (same uuid) around compactions: a replay is read once.
-      const uuid = l.utterance?.uuid;
-      if (uuid !== undefined && seenUuids.has(uuid)) continue;
-      if (uuid !== undefined) seenUuids.add(uuid);
-      if (l.utterance && batch.push({ u: l.utterance, line: l.line, offset: l.start }) && !(await flush())) break;
     }
     if (!pr.resumeAt) {
       // The end of the file, or this run's first batch, complete where the reader stopped: consolidate it.

@@ -110,12 +110,24 @@ export function toJson(v: unknown): string {
   return `${JSON.stringify(v, null, 2)}\n`;
 }
 
+/**
+ * The last `rules.json` text this process validated with StoreSchema (read by loadStore or made by storeJson) and
+ * the store it holds. A hook reads the store up to four times (the extraction, its final save, the two pinned-rule
+ * listings of hook-output.ts); a text already validated is not parsed by zod again (tens of ms each in a fresh
+ * process), only copied. Keyed by the whole text, so any other bytes on disk are parsed in full.
+ */
+let validated: { text: string; store: Store } | undefined;
+
 /** Load `rules.json` (empty store when missing). Throws StateError when it exists but is invalid. */
 export function loadStore(rulesDir: string): Store {
   const p = join(stateDir(rulesDir), "rules.json");
   if (!existsSync(p)) return emptyStore();
   try {
-    return StoreSchema.parse(JSON.parse(readFileSync(p, "utf8")));
+    const text = readFileSync(p, "utf8");
+    if (validated?.text === text) return structuredClone(validated.store);
+    const store = StoreSchema.parse(JSON.parse(text));
+    validated = { text, store: structuredClone(store) };
+    return store;
   } catch (e) {
     throw new StateError(`${p} is not a valid knowledge-triage store (${(e as Error).message.split("\n")[0]}); fix or delete it`);
   }
@@ -142,7 +154,9 @@ export function loadStoreForRun(rulesDir: string, keepAside: boolean, now: Date 
 
 /** The bytes saveStore writes for `store` (validated with StoreSchema first; throws its error). */
 export function storeJson(store: Store): string {
-  return toJson(StoreSchema.parse(store));
+  const text = toJson(StoreSchema.parse(store));
+  validated = { text, store: JSON.parse(text) as Store };
+  return text;
 }
 
 /** Save `rules.json` atomically if changed (validated with StoreSchema first, or the text of storeJson). Returns true when written. */
