@@ -11,6 +11,19 @@ import { buildLayout, closeOver, lineCost, measureEmitted, renderEmitted, render
 import { isRule, valuesFromTerms } from "./policy.js";
 import { termHashes } from "./bm25.js";
 
+/**
+ * A Claude Code `@path` import outside code spans: `@docs/rules.md`, `@~/.claude/team.md`, `@AGENTS.md` (a path
+ * with a text-file extension after `@` at the start of the text or after a space, as Claude Code reads imports:
+ * ../shared/research/integration.md §4). Claude Code loads the imported file with the memory file, so a line that
+ * imports one is kept as written: dropping it would drop every rule in that file.
+ */
+const IMPORT_RE = /(?:^|\s)@(?:~\/|\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.(?:md|mdc|markdown|txt|json|jsonc|ya?ml|toml)(?:#[\w-]*)?(?=$|[\s),.;:!?])/m;
+
+/** True when `text` (a unit's text) holds a Claude Code `@path` import outside inline code spans. */
+export function importsFile(text: string): boolean {
+  return text.includes("@") && IMPORT_RE.test(text.replace(/`[^`\n]*`/g, ""));
+}
+
 /** What compaction did with a unit. */
 export type CompactAction = "kept" | "compressed" | "merged" | "dropped";
 
@@ -83,7 +96,7 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   for (let i = 0; i < n; i++) {
     const u = units[i] as ClassifiedUnit;
     // Frontmatter and block HTML comments (our own export markers among them) are kept as written.
-    if (u.kind === "frontmatter" || u.kind === "comment" || isRule(u)) pinned[i] = 1;
+    if (u.kind === "frontmatter" || u.kind === "comment" || isRule(u) || (u.kind !== "code" && importsFile(u.text))) pinned[i] = 1;
     else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
   }
   const original = units.map((u) => renderUnit(u, u.text));
