@@ -141,10 +141,15 @@ const TASK_START = /^(?:(?:ok(?:ay)?|now|so|then|next|also|and|please|pls|first|
 /** A universally quantified subject at the start ("every query …", "alle Texte …", "todas las fechas …", "все суммы …"). */
 const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|er)?|todos?|todas?|cada|ning[uú]n[oa]?|nada de|все|всё|каждый|каждая|каждое|никаких|ни один)\s+\p{L}/iu;
 /** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
-const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|모든|각 /u;
+const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|だけ[。.]?$|\S만 (?:쓴다|쓰고|둔다|한다|사용)|모든|각 /u;
 /** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
 // Not "です"/"ます" (the polite register of a remark: 本番は東京リージョンです).
-const PLAIN_DECLARATIVE_CJK = /(?:(?<![でま])[るうくすつむぶぐ]|ない|しない|[한둔는않]다)[。.]?\s*$/u;
+const PLAIN_DECLARATIVE_CJK = /(?:(?<![でま])[るうくすつむぶぐ]|ない|しない|[는않]다)[。.]?\s*$/u;
+/** A Korean plain present ending with the final consonant ㄴ before 다 (쓴다, 둔다, 본다, 만든다): Hangul syllable index % 28 === 4 (Unicode's syllable composition). */
+function koreanPlainPresent(text: string): boolean {
+  const m = /(\p{Script=Hangul})다[.。]?\s*$/u.exec(text);
+  return m !== null && ((m[1] as string).charCodeAt(0) - 0xac00) % 28 === 4;
+}
 const SOFT_RE = words(["i(?:'d| would)? prefer", "i like", "i'?d rather", "ideally", "if possible", "where possible", "nice to have", "try to", "maybe", "perhaps", "i think", "i guess", "if you can", "when you get a chance"]);
 const COMMANDISH = /`[^`\n]*(?:\b(?:npm|npx|pnpm|yarn|bun|node|tsx|cargo|go|make|docker|kubectl|git|ssh|scp|curl|python3?|pytest|uv|pip|terraform|helm|mvn|gradle|dotnet|bundle|rails|rake|mix|deno|just|poetry)\b|\.\/|--?[a-z])[^`\n]*`/i;
 const PROC_PURPOSE = words([
@@ -194,9 +199,9 @@ export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "�
   "없애(?:자|요|기로)", "폐지", "(?:규칙|룰)[은는]? (?:이제 )?없(?:어|다|습니다|어요)", "下线了", "停用了", "이제 [^.]{0,16}안 \\S+도 (?:돼|된다|됩니다)", "빼(?:자|기로)",
 ]);
 
-/** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main"). */
+/** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main", "OK for X, never anything else"). */
 export const NARROWING_RE =
-  /\b(?:just|but|only) not\b|,\s*(?:never|not) (?:on|in|for|to|the)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
+  /\b(?:just|but|only) not\b|,\s*(?:but |and |just )?(?:never|not|nothing|no) (?:on|in|for|to|the|anything|any|other|else)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "i said [^.;]{1,60}, but", "ich (?:hatte|habe) (?:doch )?gesagt[^.;]{0,60}, aber", "dije (?:que )?[^.;]{1,60}, pero", "я говорил\\p{L}* [^.;]{1,60}, но", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
@@ -223,6 +228,19 @@ export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:tha
 export const SELF_REMARK_RE =
   /(?:[,;:]\s*|\s[-\u2013\u2014]\s*)(?:I|ich|yo|я)\s+(?:always|never|can never|can't ever|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])(?!\s+(?:want|need|expect|require|insist|will|möchte|will|quiero|хочу)(?![\p{L}]))|^(?:(?:by the way|btw|honestly|oh|man|haha|lol|ugh|puh|uf|блин|哈哈),?\s*)?(?:I(?:'m|'ll|'ve|'d)?\b(?!\s+(?:want|need|expect|require|insist)\b)|ich\b(?!\s+(?:will|möchte|brauche|erwarte)\b)|yo\b|я(?![\p{L}])(?!\s+(?:хочу|прошу|требую)(?![\p{L}]))|我(?!们|們|希望|要求|想让|要你)|(?:私|僕|俺)(?:は|も)|(?:저는|나는|난|전)\s)|(?:^|\s)(?:me acuerdo|se me olvida|me olvido|me lío|me lio|he visto|me cuesta)\b|(?:^|\s)(?:не )?(?:люблю|любил|любила|помню|запомню|пойму|понимаю|привыкну|видел|видела|забываю|хочу рисковать)(?![\p{L}])|老是记不住|记不住|覚えられない|慣れない|忘れちゃ|忘れがち|忘れるんです|기억이 안|까먹/iu;
 
+/**
+ * The user's will about the project, in the first person: "I (never / really) want …", "I'd like …", "ich will / möchte",
+ * "(no) quiero", "(не) хочу", 我(不)想 / 我希望, 〜てほしい / 欲しくない, 〜면 좋겠 / 원해. A wish is what a rule is made of,
+ * not a remark about oneself: it lifts the self-remark veto (issue 13, class 7: "I never want to see console.log in
+ * committed code" is a rule).
+ */
+export const VOLITION_RE =
+  /(?<![\p{L}])(?:I(?:'d| would) (?:like|prefer|rather)|I (?:\p{L}+'?\p{L}* ){0,2}?(?:want|need|expect|require|insist)|ich (?:\p{L}+ ){0,2}?(?:will|möchte|brauche|erwarte|verlange)|(?:will|möchte) ich|quiero (?:que|ver)|necesito que|exijo|хочу,? чтобы|хочу видеть|прошу|требую)(?![\p{L}])|我(?:[^，。,\s]{0,4})?(?:想|希望|要求)|てほしい|て欲しい|ほしくない|欲しくない|(?:면|으면) 좋겠|원해|원하지 않|바란다/iu;
+
+/** A wish that something not happen (a prohibition in the first person): "I never / don't want …", "ich will kein / nie", "no quiero", "не хочу", 我不想 / 我不希望, 〜ほしくない, 〜지 않았으면 좋겠. */
+export const NEGATIVE_WISH_RE =
+  /(?<![\p{L}])(?:I (?:never|don'?t|do not|really don'?t)(?: ever)? (?:want|wanna) (?:to see|to find|any|anyone|you to)|ich (?:will|möchte) (?:\p{L}+ ){0,3}?(?:nie|niemals|kein\p{L}*)|ich (?:will|möchte) nicht,? dass|no quiero (?:ver|que|ningún|ninguna|nada de)|не хочу(?: больше| никогда)?(?: видеть|,? чтобы))(?![\p{L}])|我(?:再也)?不想[^，。,]{0,20}?看到|我(?:再也)?不希望|ほしくない|欲しくない|지 않았으면 좋겠|원하지 않/iu;
+
 /** A wish about the assistant's answers (length, tone), not a rule about the project. */
 export const CHAT_STYLE_RE =
   /\b(?:answer|reply|respond|write)\s+(?:briefly|shortly|in (?:one|a few) (?:line|sentence)s?)|\b(?:keep (?:it|your answers?|replies) (?:short|brief))|\bbe (?:brief|concise)\b|\b(?:antworte|fass dich) (?:\w+ )?kurz|\b(?:contesta|responde|sé) (?:\w+ )?(?:corto|breve)|(?<![\p{L}])(?:отвечай|пиши) (?:\p{L}+ )?(?:коротко|кратко|покороче)|简短|說短|说短|短め|簡潔に|짧게|간단히 (?:말해|답해)/iu;
@@ -236,8 +254,7 @@ export const CREDENTIAL_RE =
 
 /** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
 export const CONDITIONAL_RE =
-  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,16}(?:前に|する前|したら)|.{1,16}(?:전에|후에))/iu;
-
+  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,16}(?:前に|する前|したら)|.{1,16}(?:전에|후에))|^(?:if|when|wenn|falls|sobald|si|cuando|если|когда|как только)\s[^,;.!?]{3,80},\s*\p{L}|^(?:如果|要是|只要)?[^，。,]{2,24}(?:的话|时|后)[，,]|^[^。]{2,30}?(?:たら|なら|ときは|時は|場合は)(?=[、,]|\S{2})|^[^.,]{2,30}(?:면|때는|경우에는|경우),?\s/iu;
 /** A permission meant to last: "without asking", "yourself", "on your own", in the seven languages. */
 export const GRANT_RE =
   /(?<![\p{L}])(?:without asking(?: me)?|yourself|on your own|feel free|ohne (?:zu fragen|rückfrage|nachzufragen)|selbst(?:ständig)?|sin preguntar(?:me)?|t[úu] mism[oa]|por tu cuenta|без (?:спроса|вопросов|согласования)|сам(?:а)?)(?![\p{L}])|不用问我|不用问|自己(?:来|改|升|跑)?|確認なしで|自分で|묻지 않고|직접/iu;
@@ -277,6 +294,8 @@ export interface Cues {
   expiry: boolean;
   refinement: boolean;
   selfRemark: boolean;
+  /** A first-person wish (VOLITION_RE): with the sentence model's vote it lifts the self-remark veto (extract.ts). */
+  volition: boolean;
   chatStyle: boolean;
   praise: boolean;
   credential: boolean;
@@ -291,7 +310,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const s = sentence.replace(/[\u2018\u2019]/g, "'");
   const bare = s.replace(/`[^`]*`/g, " CODE ");
   const standing = STANDING_RE.test(bare) || STANDING_CJK.test(bare);
-  const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare);
+  const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare) || NEGATIVE_WISH_RE.test(bare);
   const fact = FACT_RE.test(bare);
   const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare);
   const procedure = COMMANDISH.test(s) && (PROC_PURPOSE.test(bare) || /^(?:to|for) [\w -]+,/i.test(bare)) ;
@@ -312,7 +331,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     convention,
     procedure,
     scope: hasPathScope,
-    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_CJK.test(bare) || (PLAIN_DECLARATIVE_CJK.test(trimmed) && !endsQ),
+    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_CJK.test(bare) || ((PLAIN_DECLARATIVE_CJK.test(trimmed) || koreanPlainPresent(trimmed)) && !endsQ),
     oneOff: oneOffWords && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,
@@ -326,7 +345,8 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     steps: STEPS_RE.test(s) || SEQUENCE_RE.test(s.slice(Math.max(0, s.search(/[:：]/)))),
     expiry,
     refinement,
-    selfRemark: SELF_REMARK_RE.test(trimmed),
+    selfRemark: SELF_REMARK_RE.test(trimmed) && !NEGATIVE_WISH_RE.test(bare),
+    volition: VOLITION_RE.test(bare),
     chatStyle: CHAT_STYLE_RE.test(bare),
     praise: (SECOND_PERSON.test(trimmed) || PRAISE_THEN_YOU.test(trimmed)) && PRAISE_RE.test(bare),
     credential: CREDENTIAL_RE.test(s),

@@ -40,7 +40,7 @@ export interface Verdict {
  * cue lexicon's veto (question, acknowledgement, narrative) still outweighs it. Tuned on the dev split of
  * data/sessions (bench/extract.ts).
  */
-export const UTTERANCE_WEIGHT = 1.8;
+export const UTTERANCE_WEIGHT = 2.4;
 export const UTTERANCE_CLIP = 4;
 /**
  * Weight of a negative vote (score units per unit of log-odds): lower than UTTERANCE_WEIGHT, so an explicit
@@ -122,8 +122,12 @@ const REFERS_BACK =
 
 /** True when a sentence names nothing of its own: no meaning key (withdraw.ts) beyond cue and function words. */
 function contentless(text: string): boolean {
-  return meaningKeys(text).size === 0;
+  // CJK withdrawal words ("那条作废了", "そのルールは廃止") are bigrams to meaningKeys: taken out first, as its cue words are.
+  return meaningKeys(text.replace(WITHDRAW_CJK_ALL, " ").replace(POINTER_CJK, " ")).size === 0;
 }
+const WITHDRAW_CJK_ALL = new RegExp(WITHDRAW_CJK.source, "gu");
+/** CJK words that point at an earlier rule without naming it: "that one", "this rule", "the rule". */
+const POINTER_CJK = /那条|这条|那个|这个|那些|规则|規則|そのルール|このルール|ルール|それ|その件|그 규칙|규칙|그거/gu;
 
 /** True when a sentence has a cue that can make it durable, a retraction or an exception. */
 function hasPositiveCue(c: Cues): boolean {
@@ -154,7 +158,10 @@ export function judge(
     const guarded = named.length > 0 || scope.kind === "path" ? undefined : guardedPath(c.text);
     const globs = named.length > 0 ? named : guarded !== undefined ? [guarded] : folderScope(c.text, opt.folders ?? []);
     const logit = Math.max(-UTTERANCE_CLIP, Math.min(UTTERANCE_CLIP, model.logit(c.text)));
-    return { globs, cues: cuesOf(c.text, globs.length > 0), logit };
+    const cues = cuesOf(c.text, globs.length > 0);
+    // A wish in the first person ("I want every …", 我希望…) is not a remark about oneself when the sentence model reads it as a rule.
+    if (cues.selfRemark && cues.volition && logit > 0) cues.selfRemark = false;
+    return { globs, cues, logit };
   });
   // The line classifier adds at most WEIGHTS.classifierRule = 1.5: a sentence with neither a positive cue nor
   // the sentence model's vote cannot reach the threshold, so it skips the classifier (exact, and faster).
@@ -164,7 +171,7 @@ export function judge(
   need.forEach((i, k) => {
     probs[i] = rows[k] as Record<KnowledgeType, number>;
   });
-  return cands.map((c, i) => {
+  const out = cands.map((c, i) => {
     const p = probs[i] as Record<KnowledgeType, number>;
     const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
     // An end date on something the sentence model reads as a rule ("until the migration is done, hold off on …")
@@ -200,6 +207,14 @@ export function judge(
     const keep = score >= threshold;
     return { ...base, keep, kind: keep ? ("rule" as const) : ("drop" as const) };
   });
+  // "About the Friday freeze. That's over now.": the sentence a withdrawal takes its subject from names the rule being
+  // withdrawn; it is not a rule of its own.
+  for (let i = 1; i < out.length; i++) {
+    const v = out[i] as Verdict;
+    const prev = out[i - 1] as Verdict;
+    if (v.kind === "retraction" && v.context !== undefined && prev.kind === "rule") out[i - 1] = { ...prev, keep: false, kind: "drop", score: Math.min(prev.score, threshold - 1) };
+  }
+  return out;
 }
 
 /** Discourse fillers that must be followed by ":", ",", ";" or a spaced dash to be stripped ("Reminder emails ..." keeps its subject). */
