@@ -6,7 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
-import { findWithdrawTarget, targetClause } from "./withdraw.js";
+import { findWithdrawTarget, targetClause, untouchedClauses } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -741,6 +741,16 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       store.rules.push(perm);
       retire(target, st, perm.id, "retraction", ix);
       return { action: "retired", ruleId: perm.id, retired };
+    }
+    // "Never deploy on Fridays and always tag releases" / "the Friday thing is over": only the clause it names goes; the
+    // user's other clause stays a rule (its words as written, its source the original line; the sidecar keeps the whole).
+    const rest = untouchedClauses(target.text, targetClause(about));
+    if (rest !== undefined) {
+      const kept = newRule({ ...st, text: rest, kind: "rule", type: target.type, globs: target.globs, score: target.score, source: target.sources[0] ?? st.source }, contentTerms(rest), store);
+      kept.retires = retired;
+      store.rules.push(kept);
+      retire(target, st, kept.id, "retraction", ix);
+      return { action: "retired", ruleId: kept.id, retired };
     }
     retire(target, st, undefined, "retraction", ix);
     return { action: "retired", retired };

@@ -93,7 +93,7 @@ export const NORMATIVE_RE = words([
 ]);
 const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "勿", "しないで", "してはいけない", "してはならない", "禁止",
   // Negated imperatives of any verb (issue 13, class 3): 流さないで, 触らないでください, 올리지 마, 건드리지 마세요.
-  "[^\\s、。]ないで(?:ください|下さい|ね)?[。.!！]?$", "[^\\s、。]ないこと[。.]?$", "하지 ?마", "\\S지 마(?:세요|요|라)?(?![\\p{L}])", "하면 안", "면 안 (?:돼|된다|됩니다)", "해야", "금지"]);
+  "[^\\s、。]ないで(?:ください|下さい|ね|ほしい|欲しい)?[。.!！]?$", "[^\\s、。]ないこと[。.]?$", "하지 ?마", "\\S지 마(?:세요|요|라)?(?![\\p{L}])", "하면 안", "면 안 (?:돼|된다|됩니다)", "해야", "금지"]);
 
 /** A rule stated as a fact (references/taxonomy.md Hard case 23; references/cases.md BL-03). */
 export const FACT_RE = words([
