@@ -70,7 +70,7 @@ export const STANDING_RE = words([
   "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "jedes mal", "merk dir",
   "désormais", "dorénavant", "à partir de maintenant", "à l'avenir", "toujours", "jamais", "chaque fois",
   "de agora em diante", "a partir de agora", "sempre", "d'ora in poi", "da ora in poi",
-  "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни", "перед (?:каждым|каждой|любым)", "antes de cada", "vor jedem", "vor jeder",
+  "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни", "перед (?:каждым|каждой|любым)", "antes de cada", "después de cada", "vor jedem", "vor jeder", "nach jedem", "nach jeder", "после (?:каждого|каждой|любого)",
 ]);
 const STANDING_CJK = anywhere([
   "以后", "今后", "從現在開始", "从现在开始", "从现在起", "始终", "總是", "总是", "永远", "永遠", "每次", "一律", "切记", "记住", "記住",
@@ -199,6 +199,14 @@ export const WITHDRAW_CJK = anywhere(["忘掉", "忘了", "取消", "撤回", "�
   "없애(?:자|요|기로)", "폐지", "(?:규칙|룰)[은는]? (?:이제 )?없(?:어|다|습니다|어요)", "下线了", "停用了", "이제 [^.]{0,16}안 \\S+도 (?:돼|된다|됩니다)", "빼(?:자|기로)",
 ]);
 
+/**
+ * A release from an obligation, said to last: "no need to … anymore", "skip … from now on", "we stopped …", "kannst du ab
+ * jetzt weglassen", "ya no hace falta", "sobran", "можно больше не …", 以后可以不…, 不用再, 〜なくていい, 안 …도 돼. It takes back
+ * the rule that asked for it (found by meaning, consolidate.ts); with no such rule it may stand as a rule of its own.
+ */
+export const RELEASE_RE =
+  /(?<![\p{L}])(?:no need to|(?:you )?(?:don'?t|do not|no longer) (?:need|have) to|skip [^.;!?]{1,60}(?:from now on|going forward|from here on|any ?more)|(?:you can|feel free to) stop|we(?:'ve| have)? stopped|(?:is|are|isn'?t|aren'?t) (?:not )?(?:necessary|needed|required) any ?more|(?:kannst|könnt|darfst|dürft) (?:du|ihr) [^.;!?]{0,60}(?:weglassen|auslassen|überspringen|sparen)|(?:brauchst|musst) du [^.;!?]{0,40}nicht mehr|nicht mehr nötig|ya no (?:hace falta|es necesario|hay que)|sobra(?:n)?|puedes dejar de|dejamos de|можно (?:больше )?не \p{L}+|(?:больше )?не нужно|не надо больше)(?![\p{L}])|可以不(?:用|再)?\p{Script=Han}|不用再|不必再?|不需要再|别再|なくて(?:も)?(?:いい|大丈夫|よい|結構)|안 \S+도 (?:돼|된다|됩니다)|하지 않아도/iu;
+
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main", "OK for X, never anything else"). */
 export const NARROWING_RE =
   /\b(?:just|but|only) not\b|,\s*(?:but |and |just )?(?:never|not|nothing|no) (?:on|in|for|to|the|anything|any|other|else)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
@@ -294,6 +302,8 @@ export interface Cues {
   expiry: boolean;
   refinement: boolean;
   selfRemark: boolean;
+  /** A standing release from an obligation (RELEASE_RE): a retraction of the rule that asked for it. */
+  release: boolean;
   /** A first-person wish (VOLITION_RE): with the sentence model's vote it lifts the self-remark veto (extract.ts). */
   volition: boolean;
   chatStyle: boolean;
@@ -341,6 +351,8 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     task,
     soft: SOFT_RE.test(bare),
     retraction: RETRACT_RE.test(bare) || RETRACT_CJK.test(bare),
+    // A release for a while ("for today only, you can skip …") is an exception to the rule, not its end.
+    release: RELEASE_RE.test(bare) && !endsQ && !expiry && !oneOffWords,
     exception: EXCEPTION_RE.test(bare) || EXCEPTION_CJK.test(bare),
     steps: STEPS_RE.test(s) || SEQUENCE_RE.test(s.slice(Math.max(0, s.search(/[:：]/)))),
     expiry,

@@ -196,6 +196,9 @@ export function judge(
     const context = prev && prev.source.offset === c.source.offset && contentless(c.text) ? { context: prev.text } : {};
     if (withdraws && !cues.question) return { ...base, ...context, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
     if (cues.retraction && !cues.question) return { ...base, ...context, keep: true, kind: "retraction" as const };
+    // "Skip the post-deploy smoke tests from now on", "以后可以不跑了": takes back the rule that asked for it; the store
+    // keeps it as a rule of its own only when it finds no such rule and it scores as one.
+    if (cues.release) return { ...base, ...context, keep: true, kind: "retraction" as const };
     // A refinement ("make that 15 minutes", "… und jetzt auch die E2E-Tests") leans on its parent: kept a margin below
     // the threshold, and then stored only when it finds the rule it refines (Statement.needsParent).
     if (cues.refinement && !cues.question && !cues.oneOff && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
@@ -297,7 +300,7 @@ export function toStatement(v: Verdict, origin: Statement["origin"] = "transcrip
     }
   }
   // "forget the X rule; you may ..." withdraws X: only the retirement is recorded (sidecar), no permission.
-  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws) {
+  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws && !v.cues.includes("release")) {
     st.keepAsPermission = true;
     const until = expiryOf(v.text);
     if (until) st.until = until;

@@ -136,3 +136,39 @@ describe("narrowing and topic sentences", { timeout: 30_000 }, () => {
     expect(activeRules(p.rulesDir)).toEqual([]);
   });
 });
+
+describe("a standing release from an obligation withdraws the rule that asked for it (issue 13, class 5)", { timeout: 60_000 }, () => {
+  const other = "Use pnpm, not npm.";
+  it.each([
+    ["Every PR description links the design doc.", "We stopped asking for design doc links in PRs."],
+    ["Every PR description links the design doc.", "Design doc links in PR descriptions aren't necessary anymore."],
+    ["Run the smoke tests after every deploy.", "Skip the post-deploy smoke tests from here on, the canary covers it."],
+    ["Jeder PR verlinkt das Design-Dokument.", "Design-Dokument-Links in PRs brauchen wir nicht mehr."],
+    ["Nach jedem Deploy laufen die Smoke-Tests.", "Die Smoke-Tests nach dem Deploy kannst du ab jetzt weglassen."],
+    ["Cada PR enlaza el documento de diseño.", "Ya no hace falta enlazar el documento de diseño en los PR."],
+    ["Después de cada despliegue se corren los smoke tests.", "Los smoke tests tras el despliegue sobran, ya los cubre el canario."],
+    ["Каждый PR ссылается на дизайн-документ.", "Ссылки на дизайн-документ в PR больше не нужны."],
+    ["После каждого деплоя гоняем смоук-тесты.", "Смоук-тесты после деплоя можно больше не гонять."],
+    ["每个 PR 都要链接设计文档。", "PR 里不用再链接设计文档了。"],
+    ["每次部署后跑冒烟测试。", "部署后的冒烟测试以后可以不跑了。"],
+    ["PR には必ず設計ドキュメントのリンクを貼る。", "PR の設計ドキュメントのリンクはもう不要です。"],
+    ["デプロイのたびにスモークテストを回す。", "デプロイ後のスモークテストは今後やらなくていい。"],
+    ["PR에는 항상 설계 문서 링크를 단다.", "PR 설계 문서 링크는 이제 안 달아도 돼."],
+    ["배포할 때마다 스모크 테스트를 돌린다.", "배포 후 스모크 테스트는 이제 안 돌려도 된다."],
+  ])("%s / %s", async (rule, release) => {
+    const p = tempProject();
+    await extractText(p, jsonl([user(rule), assistant("Ok."), user(other), assistant("Ok."), user(release), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([other]);
+  });
+  it("a release for a while is an exception: the rule stays", async () => {
+    const p = tempProject();
+    const rule = "Before you open a PR, run the linter and update CHANGELOG.md.";
+    await extractText(p, jsonl([user(rule), assistant("Ok."), user("For today only, you can skip the CHANGELOG step."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toContain(rule);
+  });
+  it("a standing release that takes back no rule stays a rule of its own when it scores as one", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("From now on you no longer need to ask before running the unit tests."), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual(["From now on you no longer need to ask before running the unit tests."]);
+  });
+});
