@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { regexClassifier } from "../../scripts/engine/classify.js";
 import { loadUtteranceScorer } from "../../scripts/io/model-file.js";
 import { judge } from "../../scripts/memory/extract.js";
+import { inferScope } from "../../scripts/operators/scope.js";
 import { untouchedClauses } from "../../scripts/memory/withdraw.js";
 import { loadStore } from "../../scripts/memory/store/state.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
@@ -170,5 +171,33 @@ describe("a standing release from an obligation withdraws the rule that asked fo
     const p = tempProject();
     await extractText(p, jsonl([user("From now on you no longer need to ask before running the unit tests."), assistant("Ok.")]));
     expect(activeRules(p.rulesDir)).toEqual(["From now on you no longer need to ask before running the unit tests."]);
+  });
+});
+
+describe("a path after a preposition of each language is where the rule applies (issue 13, class 9)", () => {
+  it.each([
+    "Внутри jobs/export только CSV с точкой с запятой.",
+    "Для экспорта в jobs/export — только CSV.",
+    "Innerhalb von jobs/export nur CSV.",
+    "Dentro de jobs/export solo CSV.",
+    "jobs/export では CSV だけを書き出す。",
+    "jobs/export 에서는 CSV만 쓴다.",
+  ])("%s", (text) => {
+    expect(inferScope(text).globs).toEqual(["jobs/export/**"]);
+  });
+  it("folder names without a slash scope a rule in every language", () => {
+    const folders = ["services", "services/billing", "jobs", "jobs/export"];
+    for (const text of [
+      "In the billing folder, amounts are integer cents.",
+      "Im Ordner billing sind Beträge ganze Cent.",
+      "En la carpeta billing los importes van en céntimos.",
+      "В папке billing суммы хранятся в копейках.",
+      "billing 目录下的金额都用整数分。",
+      "billing フォルダでは金額を整数で持つ。",
+      "billing 폴더에서는 금액을 정수로 저장한다.",
+    ]) {
+      const v = judge([{ text, source: src }], regexClassifier, undefined, { folders, utterance: loadUtteranceScorer() })[0];
+      expect(v?.globs, text).toEqual(["services/billing/**"]);
+    }
   });
 });
