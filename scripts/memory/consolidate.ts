@@ -746,7 +746,7 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     // user's other clause stays a rule (its words as written, its source the original line; the sidecar keeps the whole).
     const rest = untouchedClauses(target.text, targetClause(about));
     if (rest !== undefined) {
-      const kept = newRule({ ...st, text: rest, kind: "rule", type: target.type, globs: target.globs, score: target.score, source: target.sources[0] ?? st.source }, contentTerms(rest), store);
+      const kept = newRule({ ...st, text: rest, kind: "rule", type: target.type, globs: target.globs, score: target.score ?? st.score, source: target.sources[0] ?? st.source }, contentTerms(rest), store);
       kept.retires = retired;
       store.rules.push(kept);
       retire(target, st, kept.id, "retraction", ix);

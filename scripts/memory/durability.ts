@@ -221,12 +221,12 @@ export const STEPS_RE = /[:：][\s\S]*?(?:^|\s)(?:1[.)]|[-*•])\s*\S[\s\S]*?(?:
 /** An end to a rule: "until …", "temporarily", "for today only", "this week only" in the seven languages. */
 export const EXPIRY_RE = words([
   "until", "till", "temporarily", "for now", "for (?:today|this week|this sprint) only", "(?:today|this week) only",
-  "hasta que", "hasta el", "temporalmente", "solo (?:por )?(?:hoy|esta semana)", "bis (?:zum|zur|das|die|der)?", "vorübergehend", "nur (?:heute|diese woche)",
+  "hasta que", "hasta (?:el|la|los|las)", "temporalmente", "for (?:today|tonight)(?=\\s*,)", "für heute", "por hoy", "на сегодня", "solo (?:por )?(?:hoy|esta semana)", "bis (?:zum|zur|das|die|der)?", "vorübergehend", "nur (?:heute|diese woche)",
   "пока (?:не|идёт|идет)", "до (?:релиза|конца|пятницы)", "временно", "только (?:сегодня|на этой неделе)",
 ]);
 /** The whole expiry phrase of a sentence: "until <what>", "bis <what>", "hasta <what>", "до <what>", or a bare marker (temporarily, 今日だけ, 당분간). */
 export const EXPIRY_PHRASE_RE =
-  /(?<![\p{L}])(?:until|till|hasta(?: que| el)?|bis(?: zum| zur)?|до|пока не)\s+[^,.;!?，。]{2,60}|(?<![\p{L}])(?:temporarily|for (?:today|this week|this sprint) only|(?:today|this week) only|temporalmente|solo (?:por )?(?:hoy|esta semana)|vorübergehend|nur (?:heute|diese woche)|временно|только (?:сегодня|на этой неделе))(?![\p{L}])|[^，。、\s]{1,12}(?:之前|以前)|暂时|暫時|这周|今天先|[^、。\s]{1,16}まで|当面|今週だけ|今日だけ|今日中|一時的|[^,\s]{1,12}까지|당분간|이번 주만/iu;
+  /(?<![\p{L}])(?:until|till|hasta(?: que| el| la| los| las)?|bis(?: zum| zur)?|до|пока не)\s+(?:[^,.;!?，。]|\.(?=\d)|(?<=\d)\.(?=\s(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez)))(?:[^,.;!?，。]|\.(?=\d)|(?<=\d)\.(?=\s(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez))){1,59}|(?<![\p{L}])(?:temporarily|for (?:today|this week|this sprint) only|(?:today|this week) only|temporalmente|solo (?:por )?(?:hoy|esta semana)|vorübergehend|nur (?:heute|diese woche)|временно|только (?:сегодня|на этой неделе))(?![\p{L}])|[^，。、\s]{1,12}(?:之前|以前)|暂时|暫時|这周|今天先|[^、。\s]{1,16}まで|当面|今週だけ|今日だけ|今日中|一時的|[^,\s]{1,12}까지|당분간|이번 주만/iu;
 const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
@@ -341,7 +341,8 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     convention,
     procedure,
     scope: hasPathScope,
-    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_CJK.test(bare) || ((PLAIN_DECLARATIVE_CJK.test(trimmed) || koreanPlainPresent(trimmed)) && !endsQ),
+    // Also after a fronted adverbial: "Until the release, no new endpoints", "In billing, every charge …".
+    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_START.test(trimmed.replace(/^[^,，、]{1,60}[,，、]\s*/u, "")) || UNIVERSAL_CJK.test(bare) || ((PLAIN_DECLARATIVE_CJK.test(trimmed) || koreanPlainPresent(trimmed)) && !endsQ),
     oneOff: oneOffWords && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,

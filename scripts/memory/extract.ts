@@ -183,7 +183,8 @@ export function judge(
     if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }
-    const withdraws = isWithdrawal(c.text);
+    // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.
+    const withdraws = isWithdrawal(c.text) && !cues.oneOff;
     // A narrowing ("X is fine on your own branches, never on main") keeps its parent and is a rule of its own.
     const narrows = !withdraws && (cues.retraction || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
     if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };

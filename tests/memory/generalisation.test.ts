@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { regexClassifier } from "../../scripts/engine/classify.js";
 import { loadUtteranceScorer } from "../../scripts/io/model-file.js";
-import { judge } from "../../scripts/memory/extract.js";
+import { judge, toStatement } from "../../scripts/memory/extract.js";
+import { expiresAt } from "../../scripts/memory/expiry.js";
 import { inferScope } from "../../scripts/operators/scope.js";
 import { untouchedClauses } from "../../scripts/memory/withdraw.js";
 import { loadStore } from "../../scripts/memory/store/state.js";
@@ -199,5 +200,50 @@ describe("a path after a preposition of each language is where the rule applies 
       const v = judge([{ text, source: src }], regexClassifier, undefined, { folders, utterance: loadUtteranceScorer() })[0];
       expect(v?.globs, text).toEqual(["services/billing/**"]);
     }
+  });
+});
+
+describe("expiries and one-off requests", () => {
+  const at = "2026-11-29T10:00:00.000Z";
+  const judged = (text: string) => judge([{ text, source: { ...src, at } }], regexClassifier, undefined, { folders: [], utterance: loadUtteranceScorer() })[0];
+  it.each([
+    ["Until the 2.0 release, no new public endpoints.", "Until the 2.0 release", undefined],
+    ["Bis zum Release keine neuen Abhängigkeiten.", "Bis zum Release keine neuen Abhängigkeiten", undefined],
+    ["Hasta la release 2.0, nada de endpoints públicos nuevos.", "Hasta la release 2.0", undefined],
+    ["До релиза никаких новых зависимостей.", "До релиза никаких новых зависимостей", undefined],
+    ["暂时不要动 staging。", "暂时", undefined],
+    ["リリースまでは新しい依存を追加しない。", "リリースまで", undefined],
+    ["릴리스까지는 새 의존성을 추가하지 않는다.", "릴리스까지", undefined],
+    ["Until 2026-12-24, no deploys to prod.", "Until 2026-12-24", "2026-12-24T23:59:59.999Z"],
+  ])("%s stores its end", (text, until, expires) => {
+    const v = judged(text);
+    expect(v?.kind).toBe("rule");
+    const st = toStatement(v as NonNullable<typeof v>);
+    expect(st.until).toBe(until);
+    expect(st.expires).toBe(expires);
+  });
+  it.each([
+    ["Until March 15", "2027-03-15T23:59:59.999Z"],
+    ["Bis zum 15. März", "2027-03-15T23:59:59.999Z"],
+    ["hasta el 15 de marzo", "2027-03-15T23:59:59.999Z"],
+    ["до 15 марта", "2027-03-15T23:59:59.999Z"],
+    ["3月15日まで", "2027-03-15T23:59:59.999Z"],
+    ["3월 15일까지", "2027-03-15T23:59:59.999Z"],
+    ["until December 1", "2026-12-01T23:59:59.999Z"],
+    ["until the migration is done", undefined],
+  ])("a day named without a year is the next such day: %s", (until, expires) => {
+    expect(expiresAt(until, at)).toBe(expires);
+  });
+  it.each([
+    "For this PR, skip the changelog.",
+    "Just this once, push straight to main.",
+    "Diesmal ohne Changelog.",
+    "Esta vez sáltate el changelog.",
+    "В этот раз без changelog.",
+    "这次先不写 changelog。",
+    "今回は changelog なしで。",
+    "이번에는 changelog 없이 가자.",
+  ])("a one-off request is neither a rule nor a withdrawal: %s", (text) => {
+    expect(judged(text)?.keep).toBe(false);
   });
 });
