@@ -93,7 +93,7 @@ export const NORMATIVE_RE = words([
 ]);
 const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須", "不能", "别", "不准", "勿", "しないで", "してはいけない", "してはならない", "禁止",
   // Negated imperatives of any verb (issue 13, class 3): 流さないで, 触らないでください, 올리지 마, 건드리지 마세요.
-  "[^\\s、。]ないで(?:ください|下さい|ね|ほしい|欲しい)?[。.!！]?$", "[^\\s、。]ないこと[。.]?$", "하지 ?마", "\\S지 마(?:세요|요|라)?(?![\\p{L}])", "하면 안", "면 안 (?:돼|된다|됩니다)", "해야", "금지"]);
+  "[^\\s、。]ないで(?:ください|下さい|ね|ほしい|欲しい)?[。.!！]?$", "[^\\s、。]ないこと[。.]?$", "^(?!.*のは)[^。]*[^\\s、。]こと[。.!！]?$", "ように(?:して|する|しましょう|お願い)", "하지 ?마", "\\S지 마(?:세요|요|라)?(?![\\p{L}])", "하면 안", "면 안 (?:돼|된다|됩니다)", "해야", "금지"]);
 
 /** A rule stated as a fact (references/taxonomy.md Hard case 23; references/cases.md BL-03). */
 export const FACT_RE = words([
@@ -106,7 +106,7 @@ export const FACT_RE = words([
 export const CONVENTION_RE = words([
   "we (?:always|never|only|don'?t|do not|use|prefer to|require)",
   // A route stated as the way things are done: "deploys go through the bot", "laufen über", "pasan por", "идут через".
-  "(?:goes|go|run|runs|pass|passes|happen|happens) (?:only )?(?:through|via)", "(?:läuft|laufen|geht|gehen) (?:nur )?über", "(?:pasa|pasan|va|van) (?:solo )?por", "(?:идёт|идет|идут|проходит|проходят) (?:только )?через", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
+  "(?:goes|go|run|runs|pass|passes|happen|happens) (?:only )?(?:through|via)", "(?:läuft|laufen|geht|gehen) (?:\\p{L}+ )?(?:über|durch)", "(?:pasa|pasan|va|van) (?:solo )?por", "(?:идёт|идет|идут|проходит|проходят) (?:только )?через", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
   "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
@@ -119,14 +119,14 @@ export const ONE_OFF_RE = words([
   "this one", "this time", "just this once", "just once", "for now", "right now", "yet", "today", "tonight", "at the moment",
   "for this (?:task|pr|commit|change|fix|bug|ticket|branch|run|one|issue)", "this (?:commit|pr|diff|change|function|bug|error|ticket) (?:only)?",
   "(?:go ahead|please) and", "real quick", "asap",
-  "esta vez", "por ahora", "diesmal", "dieses mal", "vorerst", "cette fois", "pour l'instant", "desta vez", "questa volta",
+  "esta vez", "por ahora", "hoy", "heute", "сегодня", "diesmal", "dieses mal", "vorerst", "cette fois", "pour l'instant", "desta vez", "questa volta",
   "в этот раз", "сейчас", "пока что",
 ]);
 // Not 先 ("first", as in 先跑 npm test): it starts a step, it does not make a request one-off.
 const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时"]);
 
 /** Deictic objects naming the task at hand. */
-export const DEICTIC_RE = words(["(?:this|that|the) (?:file|test|bug|error|function|line|diff|change|pr|commit|branch|one|issue|failure)(?!s)", "above", "these changes"]);
+export const DEICTIC_RE = words(["(?:this|that|the) (?:file|test|bug|error|function|line|diff|change|pr|commit|branch|one|issue|failure)(?!s)", "above(?!\\s*[\\d$€£¥+-])", "these changes"]);
 
 const ACK_RE = /^(?:ok(?:ay)?|k|thanks?(?: you)?|thx|great|nice|cool|perfect|awesome|looks good|lgtm|yes|yep|yeah|no|nope|sure|got it|sounds good|good|done|right|hmm+|wow|excellent|好的|谢谢|了解|ありがとう|はい|네|감사|спасибо|хорошо|gracias|vale|danke|merci)\b[\s\p{P}]*(?:[\p{L}\s,']{0,30})?[.!]*$/iu;
 const QUESTION_START = /^(?:should|do|does|did|is|are|was|were|what|why|how|where|when|which|who|whose|have|has|shall|am)\b/i;
@@ -140,8 +140,10 @@ const NARRATIVE_CJK = anywhere(["昨天", "昨日", "上周", "先週", "어제"
 const TASK_START = /^(?:(?:ok(?:ay)?|now|so|then|next|also|and|please|pls|first|great|cool|alright)[,:]?\s+)*(?:fix|add|implement|create|write|update|refactor|rename|move|delete|remove|look|check|investigate|debug|commit|push|deploy|run|make|change|build|open|show|tell|explain|try|review|merge|install|bump|revert|let'?s|lets|go|continue|finish|undo|rerun|re-run|restart|find|list|print|read|summari[sz]e|draft|generate|send|post|give|clean|format|split|port|translate|migrate|upgrade|set up|setup|start|stop|keep going)\b/i;
 /** A universally quantified subject at the start ("every query …", "alle Texte …", "todas las fechas …", "все суммы …"). */
 const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|er)?|todos?|todas?|cada|ning[uú]n[oa]?|nada de|все|всё|каждый|каждая|каждое|никаких|ни один)\s+\p{L}/iu;
+/** An imperative with a universally quantified object: "flag any value above …", "markiere jeden …", "marca cualquier …", "помечай любое …". */
+const UNIVERSAL_OBJECT = /^\p{L}+\s+(?:any|every|all|each|jede[nrsm]?|alle|cualquier|cada|tod[oa]s? (?:los|las)|любо[йеую]|любые|все|каждый|каждую|каждое)\s+\p{L}/iu;
 /** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
-const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|だけ[。.]?$|\S만 (?:쓴다|쓰고|둔다|한다|사용)|모든|각 /u;
+const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|だけ(?:です|にして(?:ください)?)?[。.]?$|\S만 (?:쓴다|쓰고|둔다|한다|사용)|모든|각 /u;
 /** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
 // Not "です"/"ます" (the polite register of a remark: 本番は東京リージョンです).
 const PLAIN_DECLARATIVE_CJK = /(?:(?<![でま])[るうくすつむぶぐ]|ない|しない|[는않]다)[。.]?\s*$/u;
@@ -262,7 +264,7 @@ export const CREDENTIAL_RE =
 
 /** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
 export const CONDITIONAL_RE =
-  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,16}(?:前に|する前|したら)|.{1,16}(?:전에|후에))|^(?:if|when|wenn|falls|sobald|si|cuando|если|когда|как только)\s[^,;.!?]{3,80},\s*\p{L}|^(?:如果|要是|只要)?[^，。,]{2,24}(?:的话|时|后)[，,]|^[^。]{2,30}?(?:たら|なら|ときは|時は|場合は)(?=[、,]|\S{2})|^[^.,]{2,30}(?:면|때는|경우에는|경우),?\s/iu;
+  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,30}?(?:前に|する前|したら|てから)|.{1,16}(?:전에|후에))|^(?:if|when|wenn|falls|sobald|si|cuando|если|когда|как только)\s[^,;.!?]{3,80},\s*\p{L}|^(?:如果|要是|只要)?[^，。,]{2,24}(?:的话|时|后)[，,]|^[^。]{2,30}?(?:たら|なら|ときは|時は|場合は)(?=[、,]|\S{2})|^[^.,]{2,30}(?:면|때는|경우에는|경우),?\s/iu;
 /** A permission meant to last: "without asking", "yourself", "on your own", in the seven languages. */
 export const GRANT_RE =
   /(?<![\p{L}])(?:without asking(?: me)?|yourself|on your own|feel free|ohne (?:zu fragen|rückfrage|nachzufragen)|selbst(?:ständig)?|sin preguntar(?:me)?|t[úu] mism[oa]|por tu cuenta|без (?:спроса|вопросов|согласования)|сам(?:а)?)(?![\p{L}])|不用问我|不用问|自己(?:来|改|升|跑)?|確認なしで|自分で|묻지 않고|직접/iu;
@@ -342,7 +344,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     procedure,
     scope: hasPathScope,
     // Also after a fronted adverbial: "Until the release, no new endpoints", "In billing, every charge …".
-    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_START.test(trimmed.replace(/^[^,，、]{1,60}[,，、]\s*/u, "")) || UNIVERSAL_CJK.test(bare) || ((PLAIN_DECLARATIVE_CJK.test(trimmed) || koreanPlainPresent(trimmed)) && !endsQ),
+    universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_OBJECT.test(trimmed) || UNIVERSAL_START.test(trimmed.replace(/^[^,，、]{1,60}[,，、]\s*/u, "")) || UNIVERSAL_CJK.test(bare) || ((PLAIN_DECLARATIVE_CJK.test(trimmed) || koreanPlainPresent(trimmed)) && !endsQ),
     oneOff: oneOffWords && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,

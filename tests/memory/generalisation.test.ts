@@ -247,3 +247,33 @@ describe("expiries and one-off requests", () => {
     expect(judged(text)?.keep).toBe(false);
   });
 });
+
+describe("polite and written-rule registers (ja 〜てください / 〜こと / 〜だけです, de 'X verb wir'), and what stays chat", () => {
+  it.each([
+    "ログには個人情報を出さないようにしてください。",
+    "環境変数はすべて .env.example に書いておくこと。",
+    "本番環境へのデプロイは木曜日だけです。",
+    "依存パッケージのメジャーアップデートは相談してからにしてください。",
+    "PR-Titel schreiben wir auf Englisch.",
+    "Vor dem Merge nach main müssen alle Tests grün sein.",
+  ])("kept: %s", (text) => {
+    expect(verdict(text)?.kind).toBe("rule");
+  });
+  it.each([
+    "このエラーの原因を調べてください。",
+    "さっきのコマンドをもう一度実行してください。",
+    "問題は、テストが遅いこと。",
+    "会議が終わってから見ます。",
+    "Dann machen wir das so.",
+    "Morgen besprechen wir den Rest.",
+    "Such bitte die Ursache für diesen Fehler.",
+  ])("dropped: %s", (text) => {
+    expect(verdict(text)?.keep).toBe(false);
+  });
+  it("'above' before a number is a bound, not a pointer at the text above; an imperative over 'any …' is universal", () => {
+    const v = verdict("Flag any potassium value above 5.5 mmol/L at the top of the summary.");
+    expect(v?.cues).not.toContain("deictic");
+    expect(v?.cues).toContain("universal");
+    expect(verdict("Fix the test above.")?.cues).toContain("deictic");
+  });
+});
