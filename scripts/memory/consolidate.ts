@@ -6,7 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
-import { findWithdrawTarget, targetClause, untouchedClauses } from "./withdraw.js";
+import { findWithdrawTarget, findWithdrawTargets, targetClause, untouchedClauses } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -719,7 +719,14 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     let target: Rule | undefined;
     const about = st.context !== undefined ? `${st.context} ${st.text}` : st.text;
     if (st.withdraw) {
-      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), about, { explicit: true });
+      const active = store.rules.filter((r) => r.status === "active" && r.kind !== "permission");
+      // "Forget the Friday freeze and the changelog rule": each subject named takes back its own rule.
+      const several = findWithdrawTargets(active, about).map((f) => ix.ids.get(f.id)).filter((r): r is Rule => r !== undefined);
+      if (several.length >= 2) {
+        for (const r of several) retire(r, st, undefined, "retraction", ix);
+        return { action: "retired", retired: several.map((r) => r.id) };
+      }
+      const found = findWithdrawTarget(active, about, { explicit: true });
       if (found) target = ix.ids.get(found.id);
     }
     target ??= findTarget(store, st.text);

@@ -168,8 +168,12 @@ export const RETRACT_RE = words([
   "(?:forget|ignore|disregard|drop|scrap|scratch|cancel|undo|revoke|lift) (?:that|the|my|what i said)", "scratch that", "never ?mind",
   "you(?:'re| are) (?:now )?allowed to", "is (?:now )?(?:allowed|permitted|fine|ok)", "that rule", "the rule about",
   "ya no", "olvida (?:lo|la regla)", "nicht mehr", "vergiss", "plus besoin", "oublie", "больше не", "забудь", "можно теперь", "теперь можно",
+  // A permission given back: "fine again", "wieder erlaubt", "de nuevo se puede", "снова можно" (it reverses a prohibition).
+  "(?:is|are|[\\p{L}-]+'s) (?:fine|ok|okay|allowed|permitted) again", "(?:can|may) [^.;]{1,40} again", "wieder (?:erlaubt|okay|ok|in ordnung|möglich)",
+  "(?:darfst|kannst|dürfen|können) [^.;]{0,40}wieder", "(?:se puede|puedes|está permitido)[^.;]{0,40}(?:otra vez|de nuevo)", "(?:otra vez|de nuevo)[^.;]{0,40}(?:se puede|puedes|permitido)",
+  "(?:снова|опять) можно", "можно (?:снова|опять)",
 ]);
-const RETRACT_CJK = anywhere(["不用再", "不再", "可以了", "忘掉", "取消", "もう.{0,8}(?:いい|不要)", "しなくていい", "더 이상", "안 해도 돼", "해도 돼"]);
+const RETRACT_CJK = anywhere(["现在也可以", "又可以", "重新允许", "ていいことになりました", "してもよくなりました", "解禁", "다시 해도", "다시 허용", "不用再", "不再", "可以了", "忘掉", "取消", "もう.{0,8}(?:いい|不要)", "しなくていい", "더 이상", "안 해도 돼", "해도 돼"]);
 
 /**
  * Withdrawal cues: the user takes an earlier rule back ("forget the pnpm test rule", "ignore what I said

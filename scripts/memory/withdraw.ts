@@ -155,3 +155,22 @@ export function untouchedClauses(ruleText: string, withdrawal: string): string |
   if (rest.some((c) => words(c) < 3 || LEANS_BACK.test(c) || !ruleLike(c))) return undefined;
   return rest.join("; ");
 }
+
+/** Coordination between the subjects of one withdrawal: "the Friday freeze and the changelog rule", "und", "y", "и", 和, と, 과/와. */
+const CONJUNCTS = /\s+(?:and|und|y|e|и|as well as|sowie)\s+|\s*(?:和|以及|跟|及)\s*|(?<=\p{Script=Han}|\p{Script=Katakana}|[a-z])と|(?<=\p{Script=Hangul})(?:과|와)\s/iu;
+
+/**
+ * The rules one explicit withdrawal takes back when it names two or more subjects joined by "and" ("forget the Friday
+ * freeze and the changelog rule"): one target per conjunct of the clause that points at the rules (findWithdrawTarget,
+ * explicit), distinct, in the order named; [] when fewer than two conjuncts find a rule (the caller then looks for one).
+ */
+export function findWithdrawTargets(rules: readonly Withdrawable[], text: string): Withdrawable[] {
+  const parts = targetClause(text).split(CONJUNCTS).filter((p) => meaningKeys(p).size > 0);
+  if (parts.length < 2) return [];
+  const found: Withdrawable[] = [];
+  for (const p of parts) {
+    const r = findWithdrawTarget(rules, p, { explicit: true });
+    if (r && !found.includes(r)) found.push(r);
+  }
+  return found.length >= 2 ? found : [];
+}

@@ -277,3 +277,27 @@ describe("polite and written-rule registers (ja 〜てください / 〜こと /
     expect(verdict("Fix the test above.")?.cues).toContain("deictic");
   });
 });
+
+describe("one withdrawal, several rules; a permission given back", { timeout: 60_000 }, () => {
+  const other = "Use pnpm, not npm.";
+  it.each([
+    [["No deploys on Fridays.", "Every PR updates the changelog."], "Forget the Friday freeze and the changelog rule."],
+    [["Keine Deployments am Freitag.", "Jeder PR aktualisiert das Changelog."], "Vergiss den Freitags-Stopp und die Changelog-Regel."],
+  ])("each subject named takes back its own rule: %s / %s", async (rules, withdrawal) => {
+    const p = tempProject();
+    await extractText(p, jsonl([...rules.flatMap((r) => [user(r), assistant("Ok.")]), user(other), assistant("Ok."), user(withdrawal), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([other]);
+  });
+  it.each([
+    ["No deploys on Fridays.", "Deploying on Fridays is fine again."],
+    ["Nunca despliegues en viernes.", "Ya se puede desplegar los viernes otra vez."],
+    ["Никогда не деплой в пятницу.", "По пятницам снова можно деплоить."],
+    ["周五不发布。", "周五现在也可以发布了。"],
+    ["金曜日はデプロイしない。", "金曜日もデプロイしていいことになりました。"],
+  ])("the prohibition is retired: %s / %s", async (rule, back) => {
+    const p = tempProject();
+    await extractText(p, jsonl([user(rule), assistant("Ok."), user(other), assistant("Ok."), user(back), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).not.toContain(rule);
+    expect(activeRules(p.rulesDir)).toContain(other);
+  });
+});
