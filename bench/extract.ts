@@ -22,7 +22,7 @@ import { runExtract } from "../scripts/memory/pipeline/extract-run.js";
 import { loadStore } from "../scripts/memory/store/state.js";
 import { parseGold, score, scoreSession, type Gold } from "../tests/fixtures/memory/gold.js";
 import { distinctRules, numberedRules, ruleTurns } from "../tests/fixtures/memory/many-rules.js";
-import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
+import { expandSecrets, FAKE_SECRETS, holdsSecret } from "../tests/fixtures/memory/secrets.js";
 
 const args = new Set(process.argv.slice(2));
 const mbArg = process.argv.indexOf("--mb");
@@ -73,7 +73,7 @@ async function quality(label: string, filter: (name: string) => boolean): Promis
     }
     // No secret may reach any file of the rules folder (rules, sidecar, cursors).
     const all = execFileSync("sh", ["-c", `cat $(find "${rulesDir}" -type f)`]).toString();
-    for (const s of FAKE_SECRETS) if (all.includes(s.needle)) leaks++;
+    for (const s of FAKE_SECRETS) if (holdsSecret(all, s)) leaks++;
     rmSync(work, { recursive: true, force: true });
   }
   const precision = tp / Math.max(1, tp + fp);
@@ -172,7 +172,7 @@ async function sessionQuality(split: string, only: (name: string) => boolean = (
     }
     const all = execFileSync("sh", ["-c", `find "${rulesDir}" -type f -exec cat {} + 2>/dev/null || true`]).toString();
     t.secrets += gold.secrets.length;
-    for (const s of FAKE_SECRETS) if (all.includes(s.needle)) t.leaks++;
+    for (const s of FAKE_SECRETS) if (holdsSecret(all, s)) t.leaks++;
     rmSync(work, { recursive: true, force: true });
   }
   const f = (x: number, y: number): string => (y === 0 ? "n/a" : (x / y).toFixed(3));
