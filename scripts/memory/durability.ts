@@ -62,7 +62,7 @@ const anywhere = (alts: string[]): RegExp => new RegExp(`(?:${alts.join("|")})`,
 
 /** Standing cues: the rule holds for future actions. English plus zh/ja/ko/ru/es/de/fr/pt/it. */
 export const STANDING_RE = words([
-  "from now on", "going forward", "from here on(?:\\s?out)?", "in (?:the )?future", "always", "never", "don'?t ever", "do not ever",
+  "from now on", "going forward", "(?:starting|beginning|effective|as of|from) (?:today|now|tomorrow)", "ab heute", "a partir de hoy", "desde hoy", "с сегодняшнего дня", "from here on(?:\\s?out)?", "in (?:the )?future", "always", "never", "don'?t ever", "do not ever",
   "never ever", "every time", "each time", "whenever", "at all times", "by default", "as a rule", "remember(?: that| to|:)?",
   "keep in mind", "for (?:all )?future", "no matter what", "under no circumstances", "for the rest of (?:this|the) (?:session|project)",
   "(?:don'?t|do not) forget", "rule of thumb", "standing rule", "permanently", "(?:before|after) (?:every|each|any)", "no longer (?:allowed|permitted)", "(?:don'?t|do not|never) [^.,;]*? any ?more",
@@ -73,7 +73,7 @@ export const STANDING_RE = words([
   "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни", "перед (?:каждым|каждой|любым)", "antes de cada", "después de cada", "vor jedem", "vor jeder", "nach jedem", "nach jeder", "после (?:каждого|каждой|любого)",
 ]);
 const STANDING_CJK = anywhere([
-  "以后", "今后", "從現在開始", "从现在开始", "从现在起", "始终", "總是", "总是", "永远", "永遠", "每次", "一律", "切记", "记住", "記住",
+  "从今天(?:起|开始)", "今日から", "오늘부터", "以后", "今后", "從現在開始", "从现在开始", "从现在起", "始终", "總是", "总是", "永远", "永遠", "每次", "一律", "切记", "记住", "記住",
   "今後", "これから", "常に", "いつも", "必ず", "絶対に", "毎回", "覚えておいて",
   "앞으로", "항상", "절대", "언제나", "매번", "기억해",
 ]);
@@ -215,7 +215,7 @@ export const RELEASE_RE =
 
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main", "OK for X, never anything else"). */
 export const NARROWING_RE =
-  /\b(?:just|but|only) not\b|,\s*(?:but |and |just )?(?:never|not|nothing|no) (?:on|in|for|to|the|anything|any|other|else)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
+  /\b(?:just|but|only) not\b|(?:,\s*(?:but |and |just )?|\s(?:but|and|just) )(?:never|not|nothing|no) (?:on|in|for|to|the|anything|any|other|else)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "i said [^.;]{1,60}, but", "ich (?:hatte|habe) (?:doch )?gesagt[^.;]{0,60}, aber", "dije (?:que )?[^.;]{1,60}, pero", "я говорил\\p{L}* [^.;]{1,60}, но", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
@@ -336,7 +336,8 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const question = endsQ && !request ? true : QUESTION_START.test(trimmed) && endsQ;
   const ack = ACK_RE.test(trimmed) && trimmed.split(/\s+/).length <= 6 && !standing && !normative;
   const narrative = NARRATIVE_RE.test(bare) || NARRATIVE_CJK.test(bare);
-  const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b/gi, "")) || ONE_OFF_CJK.test(bare);
+  // "from now on", "starting today": a start, not a one-off.
+  const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b|\b(?:starting|beginning|effective|as of|from) (?:today|now|tomorrow)\b|\bab heute\b|\b(?:a partir de|desde) hoy\b|с сегодняшнего дня/giu, "")) || ONE_OFF_CJK.test(bare);
   const refinement = REFINEMENT_RE.test(trimmed);
   const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure && !refinement;
   const expiry = EXPIRY_RE.test(bare) || EXPIRY_CJK.test(bare);

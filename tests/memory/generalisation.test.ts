@@ -9,6 +9,7 @@ import { judge, toStatement } from "../../scripts/memory/extract.js";
 import { expiresAt } from "../../scripts/memory/expiry.js";
 import { inferScope } from "../../scripts/operators/scope.js";
 import { untouchedClauses } from "../../scripts/memory/withdraw.js";
+import { folderScope } from "../../scripts/memory/folder-scope.js";
 import { loadStore } from "../../scripts/memory/store/state.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
 import { activeRules, extractText, tempProject } from "./helpers.js";
@@ -299,5 +300,20 @@ describe("one withdrawal, several rules; a permission given back", { timeout: 60
     await extractText(p, jsonl([user(rule), assistant("Ok."), user(other), assistant("Ok."), user(back), assistant("Ok.")]));
     expect(activeRules(p.rulesDir)).not.toContain(rule);
     expect(activeRules(p.rulesDir)).toContain(other);
+  });
+});
+
+describe("a code name inside Chinese, Japanese or Korean text that is an existing folder scopes the rule", () => {
+  const folders = ["server", "server/gateway", "app", "app/appointments", "app/config", "api", "api/grades", "deploy", "deploy/scripts", "serving", "serving/models"];
+  it.each([
+    ["这周五之前，gateway 不合并任何新功能。", ["server/gateway/**"]],
+    ["今天先别动 appointments，前台在用。", ["app/appointments/**"]],
+    ["이번 학기 동안 grades 스키마는 건드리지 마세요.", ["api/grades/**"]],
+    ["金曜まで、deploy の scripts には手を入れないでください。", ["deploy/scripts/**"]],
+    // A class name in capitals, an inflected word, a longer identifier: no scope.
+    ["key 都放 .env，代码里只通过 Config 读。", []],
+    ["所有 model artifacts 都从 model-registry bucket 加载。", []],
+  ])("%s", (text, globs) => {
+    expect(folderScope(text, folders)).toEqual(globs);
   });
 });
