@@ -9,7 +9,7 @@ import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
 import { expiresAt, expiryPhrase } from "./expiry.js";
 import { folderScope } from "./folder-scope.js";
-import { meaningKeys } from "./withdraw.js";
+import { meaningKeys, RULE_REFERENCE } from "./withdraw.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WEIGHTS, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
@@ -285,7 +285,8 @@ export function isWithdrawal(text: string): boolean {
 export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
   const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
   const withdraws = isWithdrawal(v.text);
-  if (v.kind === "retraction" && withdraws) st.withdraw = true;
+  // A release that points at its rule ("the dry-run thing, no need anymore", "드라이런 얘기는 이제 안 해도 돼요") names one rule, as a withdrawal does.
+  if (v.kind === "retraction" && (withdraws || (v.cues.includes("release") && RULE_REFERENCE.test(v.text)))) st.withdraw = true;
   if (v.kind === "retraction" && v.context !== undefined) st.context = v.context;
   if (v.kind === "exception" && REFERS_BACK.test(v.text)) st.pointsBack = true;
   if (v.kind === "rule" && v.cues.includes("refinement")) {

@@ -317,3 +317,26 @@ describe("a code name inside Chinese, Japanese or Korean text that is an existin
     expect(folderScope(text, folders)).toEqual(globs);
   });
 });
+
+describe("more withdrawal and refinement wordings (s3 sessions as dev)", { timeout: 60_000 }, () => {
+  const other = "Use pnpm, not npm.";
+  it.each([
+    ["Antes de publicar, revisa los enlaces rotos.", "Lo de revisar los enlaces antes de publicar, olvídalo; ya lo hace el CI."],
+    ["Antes de publicar, revisa los enlaces rotos.", "Lo de los enlaces rotos, déjalo; ahora lo revisa el CI."],
+    ["В payments без Марины ничего не меняем.", "Про Марину и payments — отбой, она теперь в другой команде."],
+    ["发布之前先跑一遍 lint。", "发布前跑 lint 那条先不管了，CI 会做。"],
+    ["배포 전에 스키마 검증부터 돌려요.", "스키마 검증 얘기는 이제 안 해도 돼요, CI에 들어갔어요."],
+  ])("%s / %s", async (rule, withdrawal) => {
+    const p = tempProject();
+    await extractText(p, jsonl([user(rule), assistant("Ok."), user(other), assistant("Ok."), user(withdrawal), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([other]);
+  });
+  it.each([
+    ["Las fechas se escriben en formato largo.", "Cambio sobre las fechas: a partir de ahora en formato ISO."],
+    ["Логи в drivers только через LOG_DBG.", "Поправлю себя насчёт drivers: логи там теперь только через LOG_TRACE."],
+  ])("a refinement supersedes its rule: %s / %s", async (rule, refined) => {
+    const p = tempProject();
+    await extractText(p, jsonl([user(rule), assistant("Ok."), user(refined), assistant("Ok.")]));
+    expect(activeRules(p.rulesDir)).toEqual([refined]);
+  });
+});
