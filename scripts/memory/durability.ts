@@ -49,7 +49,7 @@ export const WEIGHTS = {
  * 一直都, 从来没, 昔から, 한 번도 안 (issue 13, class 7).
  */
 export const PAST_HABIT_RE =
-  /(?<![\p{L}])(?<!(?:that|which|who|die|der|das|que|который|которые|которая)\s)(?:(?:was|were|has been|have been|had been|had|seemed|used to|did)\s+(?:always|never)|(?:always|never)\s+(?:was|were|been|seen|had|seemed|happens|happened|worked|did|used to|gets? me)|(?:war|waren|hat|haben|ist)\s+(?:schon\s+)?(?:immer|nie)|(?:siempre|nunca)\s+(?:ha|han|había|habían|fue|fueron|era|eran)|(?:ha|han)\s+sido\s+siempre|(?:никогда|всегда)\s+(?:не\s+)?(?:был|была|было|были)|(?:не\s+)?(?:был|была|было|были)\s+(?:никогда|всегда))(?![\p{L}])|一直都|一直是|从来没|從來沒|以前从来|昔から|ずっとこんな|한 번도 안|항상 이랬|^(?:(?:wow|oh|honestly|haha|lol),?\s+)?(?:that|it|they|he|she|das|es|eso|esto|это|так)(?:\s+(?:here|hier|aquí|тут|здесь))?\s+(?:\p{L}+\s+)?(?:always|never|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])|^(?:这种事|大家|每个人|他们)(?:总是|老是|一直|都会)|^みんな(?:いつも|毎回)|^(?:다들|모두|팀원들은) (?:항상|늘)/iu;
+  /^(?:ты|вы)(?:,[^,]{1,20},)?\s+(?:\p{L}+\s+)?(?:никогда|всегда)\s+(?:не\s+)?\p{L}+(?:ешь|ёшь|ишь|ете|ёте|ите)(?![\p{L}])|(?<![\p{L}])(?<!(?:that|which|who|die|der|das|que|который|которые|которая)\s)(?:(?:was|were|has been|have been|had been|had|seemed|used to|did)\s+(?:always|never)|(?:always|never)\s+(?:was|were|been|seen|had|seemed|happens|happened|worked|did|used to|gets? me)|(?:war|waren|hat|haben|ist)\s+(?:schon\s+)?(?:immer|nie)|(?:siempre|nunca)\s+(?:ha|han|había|habían|fue|fueron|era|eran)|(?:ha|han)\s+sido\s+siempre|(?:никогда|всегда)\s+(?:не\s+)?(?:был|была|было|были)|(?:не\s+)?(?:был|была|было|были)\s+(?:никогда|всегда))(?![\p{L}])|一直都|一直是|从来没|從來沒|以前从来|昔から|ずっとこんな|한 번도 안|항상 이랬|^(?:(?:wow|oh|honestly|haha|lol),?\s+)?(?:that|it|they|he|she|das|es|eso|esto|это|так)(?:\s+(?:here|hier|aquí|тут|здесь))?\s+(?:\p{L}+\s+)?(?:always|never|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])|^(?:这种事|大家|每个人|他们)(?:总是|老是|一直|都会)|^みんな(?:いつも|毎回)|^(?:다들|모두|팀원들은) (?:항상|늘)/iu;
 
 /** A bound: "at most", "no more than", "höchstens", "como máximo", "не чаще", "最多", "以内", "최대" (issue 13, class 1). */
 export const LIMIT_RE =
@@ -98,9 +98,14 @@ const NORMATIVE_CJK = anywhere(["不要", "不得", "禁止", "必须", "必須"
 /** A rule stated as a fact (references/taxonomy.md Hard case 23; references/cases.md BL-03). */
 export const FACT_RE = words([
   "(?:is|are) (?:read-?only|off-?limits|frozen|forbidden|prohibited|not allowed|protected|immutable|mandatory|the (?:single )?source of truth)",
-  "(?:is|are) allergic to", "(?:lives?|belongs?|goes|go|live) (?:in|under) [^,]+, not (?:in|under)", "(?:is|are) (?:only )?for [^,]+ only",
+  "(?:is|are) allergic to", "(?:lives?|belongs?|goes|go|live|stays?) (?:in|under) [^,]+, (?:not (?:in|under)|(?:and )?nowhere else)",
+  // The same states in the other languages: frozen, read-only, locked, on hold.
+  "(?:ist|sind) (?:eingefroren|gesperrt|schreibgeschützt)", "(?:está|están) (?:congelad[oa]s?|bloquead[oa]s?)", "(?:es|son) de solo lectura", "заморожен\\p{L}*", "только для чтения", "(?:is|are) (?:only )?for [^,]+ only",
   "(?:is|are) never (?:to be )?", "(?:is|are) not to be", "only [\\w-]+ (?:may|can) ", "requires? (?:a |an )?(?:review|approval|sign-?off)",
 ]);
+
+/** A state stated as a rule in Chinese, Japanese, Korean: frozen, read-only, on hold (是冻结的, は保留, 읽기 전용이다). */
+const FACT_CJK = /(?:冻结|冻住|只读|保留|凍結|読み取り専用|동결|읽기 전용)(?:的|中|です|だ|이다|입니다|이에요|예요)?[。.！!]?$|(?:는|은) (?:동결|읽기 전용)/u;
 
 /** A team or project convention. */
 export const CONVENTION_RE = words([
@@ -111,8 +116,8 @@ export const CONVENTION_RE = words([
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
 
-/** "We don't X" as a verb form (a team convention): не делаем / не ставим, no usamos / no hacemos, machen wir nicht. */
-const WE_DO_NOT_RE = /(?<![\p{L}])не \p{L}+(?:ем|им|ём)(?![\p{L}])|(?<![\p{L}])no \p{L}+(?:amos|emos|imos)(?![\p{L}])|(?<![\p{L}])\p{L}+en wir (?:nie|nicht|kein\p{L}*)(?![\p{L}])/iu;
+/** "We don't X" as a verb form (a team convention): не делаем / не ставим, no usamos / no hacemos, machen wir nicht, 보내지 않아요. */
+const WE_DO_NOT_RE = /\S지 않(?:아요|습니다)[.。]?\s*$|(?<![\p{L}])не \p{L}+(?:ем|им|ём)(?![\p{L}])|(?<![\p{L}])no \p{L}+(?:amos|emos|imos)(?![\p{L}])|(?<![\p{L}])\p{L}+en wir (?:nie|nicht|kein\p{L}*)(?![\p{L}])/iu;
 
 /** One-off scope: the request holds for the current task only. */
 export const ONE_OFF_RE = words([
@@ -211,11 +216,11 @@ export const WITHDRAW_CJK = anywhere(["(?:先|就)?不管了", "别管了", "忘
  * the rule that asked for it (found by meaning, consolidate.ts); with no such rule it may stand as a rule of its own.
  */
 export const RELEASE_RE =
-  /(?<![\p{L}])(?:no need to|(?:you )?(?:don'?t|do not|no longer) (?:need|have) to|skip [^.;!?]{1,60}(?:from now on|going forward|from here on|any ?more)|(?:you can|feel free to) stop|we(?:'ve| have)? stopped|(?:is|are|isn'?t|aren'?t) (?:not )?(?:necessary|needed|required) any ?more|(?:kannst|könnt|darfst|dürft) (?:du|ihr) [^.;!?]{0,60}(?:weglassen|auslassen|überspringen|sparen)|(?:brauchst|musst) du [^.;!?]{0,40}nicht mehr|nicht mehr nötig|ya no (?:hace falta|es necesario|hay que)|sobra(?:n)?|puedes dejar de|dejamos de|можно (?:больше )?не \p{L}+|(?:больше )?не нужно|не надо больше)(?![\p{L}])|可以不(?:用|再)?\p{Script=Han}|不用再|不必再?|不需要再|别再|なくて(?:も)?(?:いい|大丈夫|よい|結構)|안 \S+도 (?:돼|된다|됩니다)|하지 않아도/iu;
+  /(?<![\p{L}])(?:no need to|(?:you )?(?:don'?t|do not|no longer) (?:need|have) to|skip [^.;!?]{1,60}(?:from now on|going forward|from here on|any ?more)|(?:you can|feel free to) stop|we(?:'ve| have)? stopped|(?:is|are|isn'?t|aren'?t) (?:not )?(?:necessary|needed|required) any ?more|(?:kannst|könnt|darfst|dürft) (?:du|ihr) [^.;!?]{0,60}(?:weglassen|auslassen|überspringen|sparen)|(?:brauchst|musst) du [^.;!?]{0,40}nicht mehr|nicht mehr nötig|(?:ya )?no (?:hace falta|es necesario)|ya no hay que|sobra(?:n)?|puedes dejar de|dejamos de|можно (?:больше )?не \p{L}+|(?:больше )?не нужно|не надо больше)(?![\p{L}])|可以不(?:用|再)?\p{Script=Han}|不用再|不必再?|不需要再|别再|なくて(?:も)?(?:いい|大丈夫|よい|結構)|안 \S+도 (?:돼|된다|됩니다)|하지 않아도/iu;
 
 /** A narrowing: an allowance followed by what stays forbidden ("fine on your own branches, just not main", "OK for X, never anything else"). */
 export const NARROWING_RE =
-  /\b(?:just|but|only) not\b|(?:,\s*(?:but |and |just )?|\s(?:but|and|just) )(?:never|not|nothing|no) (?:on|in|for|to|the|anything|any|other|else)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
+  /(?<![\p{L}])(?:по-прежнему|как и раньше|weiterhin|sigue(?:n)? siendo|en lo demás|for everything else|(?:is|are) still (?:required|mandatory|needed))(?![\p{L}])|나머지는 그대로|照旧|依然要|还是要|それ以外は(?:今まで通り|従来通り)|\b(?:just|but|only) not\b|(?:,\s*(?:but |and |just )?|\s(?:but|and|just) )(?:never|not|nothing|no) (?:on|in|for|to|the|anything|any|other|else)\b|\baber nicht\b|,\s*(?:aber )?(?:nie|nicht) (?:auf|in|im|für)\b|[\p{L}\s]+ nicht\.?$|,\s*pero (?:no|nunca)\b|,\s*(?:но|а) (?:не|никогда)\b|остальн\S* (?:нет|нельзя)|(?:绝对)?不行|照旧不行|だけは例外|では(?:絶対に)?(?:しない|だめ|ダメ)|는 안 (?:된다|돼)/iu;
 
 /** Exception / refinement cues: a scoped exception to an earlier rule. */
 export const EXCEPTION_RE = words(["except(?: for| when| in)?", "unless", "i said [^.;]{1,60}, but", "ich (?:hatte|habe) (?:doch )?gesagt[^.;]{0,60}, aber", "dije (?:que )?[^.;]{1,60}, pero", "я говорил\\p{L}* [^.;]{1,60}, но", "other than", "apart from", "with the exception of", "but (?:in|for|under|on) ", "excepto", "salvo", "außer", "sauf", "кроме", "за исключением"]);
@@ -268,7 +273,7 @@ export const CREDENTIAL_RE =
 
 /** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
 export const CONDITIONAL_RE =
-  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,30}?(?:前に|する前|したら|てから)|.{1,16}(?:전에|후에))|^(?:if|when|wenn|falls|sobald|si|cuando|если|когда|как только)\s[^,;.!?]{3,80},\s*\p{L}|^(?:如果|要是|只要)?[^，。,]{2,24}(?:的话|时|后)[，,]|^[^。]{2,30}?(?:たら|なら|ときは|時は|場合は)(?=[、,]|\S{2})|^[^.,]{2,30}(?:면|때는|경우에는|경우),?\s/iu;
+  /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|(?:прежде чем|до того как|antes de que) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,30}?(?:前に|する前|したら|てから)|.{1,16}(?:전에|후에))|^(?:if|when|wenn|falls|sobald|si|cuando|если|когда|как только)\s[^,;.!?]{3,80},\s*\p{L}|^(?:如果|要是|只要)?[^，。,]{2,24}(?:的话|时|后)[，,]|^[^。]{2,30}?(?:たら|なら|ときは|時は|場合は)(?=[、,]|\S{2})|^[^.,]{2,30}(?:면|때는|경우에는|경우),?\s/iu;
 /** A permission meant to last: "without asking", "yourself", "on your own", in the seven languages. */
 export const GRANT_RE =
   /(?<![\p{L}])(?:without asking(?: me)?|yourself|on your own|feel free|ohne (?:zu fragen|rückfrage|nachzufragen)|selbst(?:ständig)?|sin preguntar(?:me)?|t[úu] mism[oa]|por tu cuenta|без (?:спроса|вопросов|согласования)|сам(?:а)?)(?![\p{L}])|不用问我|不用问|自己(?:来|改|升|跑)?|確認なしで|自分で|묻지 않고|직접/iu;
@@ -327,7 +332,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const bare = s.replace(/`[^`]*`/g, " CODE ");
   const standing = STANDING_RE.test(bare) || STANDING_CJK.test(bare);
   const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare) || NEGATIVE_WISH_RE.test(bare);
-  const fact = FACT_RE.test(bare);
+  const fact = FACT_RE.test(bare) || FACT_CJK.test(bare);
   const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare);
   const procedure = COMMANDISH.test(s) && (PROC_PURPOSE.test(bare) || /^(?:to|for) [\w -]+,/i.test(bare)) ;
   const trimmed = bare.trim();

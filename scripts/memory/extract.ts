@@ -186,8 +186,9 @@ export function judge(
     // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.
     const withdraws = isWithdrawal(c.text) && !cues.oneOff;
     // A narrowing ("X is fine on your own branches, never on main") keeps its parent and is a rule of its own.
-    const narrows = !withdraws && (cues.retraction || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
-    if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
+    const narrows = !withdraws && (cues.retraction || cues.release || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
+    // A release or retraction for some cases that says the rest still holds ("…, для остальных по-прежнему обязательно") is one whatever its score.
+    if (narrows && !cues.question && (score >= threshold - EXCEPTION_MARGIN || ((cues.release || cues.retraction) && /[,;:，；、]/u.test(c.text)))) return { ...base, keep: true, kind: "rule" as const };
     // An exception that points back at a rule ("I said X, but …", "Tailwind のみって言ったけど…", "タグのルールだけど…") is one
     // whatever its score: the store keeps it only under the rule it narrows (no such rule: dropped).
     if (cues.exception && !cues.question && (cues.retraction || REFERS_BACK.test(c.text) || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };

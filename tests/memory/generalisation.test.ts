@@ -340,3 +340,29 @@ describe("more withdrawal and refinement wordings (s3 sessions as dev)", { timeo
     expect(activeRules(p.rulesDir)).toEqual([refined]);
   });
 });
+
+describe("states as rules, Russian conditionals and observations, narrowings that keep the rest (s3 sessions as dev)", () => {
+  it.each([
+    ["Config lives in settings/app.toml, nowhere else.", "fact"],
+    ["Der Release-Branch ist eingefroren.", "fact"],
+    ["La rama de release está congelada.", "fact"],
+    ["Релизная ветка заморожена.", "fact"],
+    ["发布分支是冻结的。", "fact"],
+    ["リリースブランチは凍結。", "fact"],
+    ["Прежде чем мержить, прогони линтер.", "conditional"],
+    ["결제 모듈에서는 카드 번호를 로그에 남기지 않아요.", "convention"],
+  ])("%s has the cue %s", (text, cue) => {
+    expect(verdict(text)?.cues).toContain(cue);
+  });
+  it("'you never …' in the indicative, said to the assistant, is an observation, not a rule", () => {
+    expect(verdict("Ты, кстати, никогда не забываешь про тесты, это редкость.")?.keep).toBe(false);
+    expect(verdict("Никогда не забывай про тесты.")?.cues).not.toContain("pastHabit");
+  });
+  it.each([
+    "Насчёт ревью: для опечаток оно не нужно, для остальных по-прежнему обязательно.",
+    "Zum Review: bei Tippfehlern brauchst du es nicht mehr, sonst gilt es weiterhin.",
+    "Lo de la revisión: para erratas no hace falta, en lo demás sigue siendo obligatoria.",
+  ])("a release for some cases that keeps the rest is a narrowing, kept as a rule: %s", (text) => {
+    expect(verdict(text)?.kind).toBe("rule");
+  });
+});
