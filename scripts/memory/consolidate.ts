@@ -835,8 +835,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   if (st.refine) {
     // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
     const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text, { refinement: true });
-    if (parent) retired.push(parent.id);
-    else if (st.needsParent) return { action: "no-target", retired: [] };
+    if (parent) {
+      retired.push(parent.id);
+      // "Correction on payouts: …" applies where the rule it refines applies, unless it names a place of its own.
+      const p = ix.ids.get(parent.id);
+      if (p && rule.globs.length === 0 && p.globs.length > 0) rule.globs = [...p.globs];
+    } else if (st.needsParent) return { action: "no-target", retired: [] };
   }
   if (retired.length) rule.retires = retired;
   store.rules.push(rule);

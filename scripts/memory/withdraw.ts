@@ -31,7 +31,7 @@ export function meaningKeys(text: string): Set<string> {
   for (const tok of t.raw.flatMap((r) => r.replace(/'s?$/, "").match(/\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu) ?? [])) {
     if (/^\p{Script=Hangul}+$/u.test(tok)) {
       // A Hangul word carries its particles ("티켓을", "규칙은"): its first two syllables are the key.
-      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
+      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로|해도|해요|하고|하면|돼요|되고|돼|얘기|이런|그런|저런|이번|그대|나머|정도|있어|없어)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
       continue;
     }
     for (const part of tok.toLowerCase().split(/[-_/.]+/)) {

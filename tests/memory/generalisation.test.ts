@@ -366,3 +366,20 @@ describe("states as rules, Russian conditionals and observations, narrowings tha
     expect(verdict(text)?.kind).toBe("rule");
   });
 });
+
+describe("a refinement applies where its rule applies", { timeout: 30_000 }, () => {
+  it("inherits the scope of the rule it refines when it names no place of its own", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("In packages/payouts/, anything over 10k goes to a human reviewer."), assistant("Ok."), user("Correction on payouts: anything over 5k now goes to a human reviewer, starting today."), assistant("Ok.")]));
+    const store = loadStore(p.rulesDir);
+    const child = store.rules.find((r) => r.text.startsWith("Correction on payouts"));
+    expect(child?.status).toBe("active");
+    expect(child?.globs).toEqual(["packages/payouts/**"]);
+    expect(store.rules.find((r) => r.text.startsWith("In packages/payouts/"))?.retiredReason).toBe("refined");
+  });
+  it("a Korean release that names its rule by one word finds it (particles and function words are no keys)", async () => {
+    const p = tempProject();
+    await extractText(p, jsonl([user("배포 전에 스모크 테스트부터 돌려요."), assistant("네."), user("Use pnpm, not npm."), assistant("네."), user("스모크 테스트 얘기는 이제 안 해도 돼요, 파이프라인에 들어갔거든요."), assistant("네.")]));
+    expect(activeRules(p.rulesDir)).toEqual(["Use pnpm, not npm."]);
+  });
+});
