@@ -1,6 +1,6 @@
 /**
  * `npm run bench:extract`: quality and speed of transcript extraction.
- * 1. Real-CLI sessions (data/sessions, dev and heldout splits apart, then all): precision, recall per language,
+ * 1. Real-CLI sessions (data/sessions, dev and heldout splits apart, dev also by recording round s1/s2 and s3, then all): precision, recall per language,
  *    withdrawn/superseded rules written, non-rules written, scope right on scoped rules, secrets leaked into the
  *    rules folder; then precision / recall on the old authored transcripts in data/transcripts/ (gold:
  *    <name>.gold.json). Matching as in tests/fixtures/memory/gold.ts.
@@ -22,7 +22,7 @@ import { runExtract } from "../scripts/memory/pipeline/extract-run.js";
 import { loadStore } from "../scripts/memory/store/state.js";
 import { parseGold, score, scoreSession, type Gold } from "../tests/fixtures/memory/gold.js";
 import { distinctRules, numberedRules, ruleTurns } from "../tests/fixtures/memory/many-rules.js";
-import { expandSecrets, FAKE_SECRETS } from "../tests/fixtures/memory/secrets.js";
+import { expandSecrets, FAKE_SECRETS, holdsSecret } from "../tests/fixtures/memory/secrets.js";
 
 const args = new Set(process.argv.slice(2));
 const mbArg = process.argv.indexOf("--mb");
@@ -73,7 +73,7 @@ async function quality(label: string, filter: (name: string) => boolean): Promis
     }
     // No secret may reach any file of the rules folder (rules, sidecar, cursors).
     const all = execFileSync("sh", ["-c", `cat $(find "${rulesDir}" -type f)`]).toString();
-    for (const s of FAKE_SECRETS) if (all.includes(s.needle)) leaks++;
+    for (const s of FAKE_SECRETS) if (holdsSecret(all, s)) leaks++;
     rmSync(work, { recursive: true, force: true });
   }
   const precision = tp / Math.max(1, tp + fp);
@@ -131,14 +131,14 @@ interface Tally {
  * Real-CLI sessions (data/sessions, gold.json as in data/sessions/README.md) of one split: precision, recall per
  * language, withdrawn/superseded rules written, non-rules written, scope agreement, expiries stored, secrets leaked.
  */
-async function sessionQuality(split: string): Promise<Tally> {
+async function sessionQuality(split: string, only: (name: string) => boolean = () => true, label = `${split} split`): Promise<Tally> {
   const c = classifier();
   const t: Tally = { tp: 0, fp: 0, fn: 0, inactive: 0, nonRules: 0, scoped: 0, scopeRight: 0, expiring: 0, expiryStored: 0, leaks: 0, secrets: 0, byLang: new Map() };
   const names = readdirSync(sessionsDir).filter((d) => existsSync(join(sessionsDir, d, "gold.json"))).sort();
   let n = 0;
   for (const name of names) {
     const gold = parseGold(JSON.parse(readFileSync(join(sessionsDir, name, "gold.json"), "utf8")));
-    if (split !== "all" && gold.split !== split) continue;
+    if ((split !== "all" && gold.split !== split) || !only(name)) continue;
     n++;
     const script = JSON.parse(readFileSync(join(sessionsDir, name, "script.json"), "utf8")) as { setup?: string };
     const work = mkdtempSync(join(tmpdir(), "kt-bench-s-"));
@@ -172,11 +172,11 @@ async function sessionQuality(split: string): Promise<Tally> {
     }
     const all = execFileSync("sh", ["-c", `find "${rulesDir}" -type f -exec cat {} + 2>/dev/null || true`]).toString();
     t.secrets += gold.secrets.length;
-    for (const s of FAKE_SECRETS) if (all.includes(s.needle)) t.leaks++;
+    for (const s of FAKE_SECRETS) if (holdsSecret(all, s)) t.leaks++;
     rmSync(work, { recursive: true, force: true });
   }
   const f = (x: number, y: number): string => (y === 0 ? "n/a" : (x / y).toFixed(3));
-  console.log(`quality, real-CLI sessions, ${split} split (${c.name} classifier): ${n} sessions, gold rules ${t.tp + t.fn}`);
+  console.log(`quality, real-CLI sessions, ${label} (${c.name} classifier): ${n} sessions, gold rules ${t.tp + t.fn}`);
   console.log(`  precision ${f(t.tp, t.tp + t.fp)}  recall ${f(t.tp, t.tp + t.fn)}  (tp ${t.tp}, fp ${t.fp}, fn ${t.fn})`);
   const langs = [...t.byLang.entries()].sort((a, b) => a[0].localeCompare(b[0]));
   console.log(`  recall by language: ${langs.map(([l, e]) => `${l} ${e.hit}/${e.all} (${f(e.hit, e.all)})`).join(", ")}`);
@@ -302,6 +302,9 @@ if (numberedArg > 0) {
 } else {
   if (!args.has("--speed")) {
     await sessionQuality("dev");
+    // The dev split by recording round: s1/s2 (tuned on since issue 13) and s3 (added later, first measured unseen).
+    await sessionQuality("dev", (n) => !n.startsWith("s3-"), "dev split, s1/s2 sessions");
+    await sessionQuality("dev", (n) => n.startsWith("s3-"), "dev split, s3 sessions");
     await sessionQuality("heldout");
     await sessionQuality("all");
     await quality("old authored transcripts, tuning set", (f) => !f.startsWith("h"));

@@ -6,7 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
-import { findWithdrawTarget, targetClause } from "./withdraw.js";
+import { findWithdrawTarget, findWithdrawTargets, targetClause, untouchedClauses } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -719,7 +719,14 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     let target: Rule | undefined;
     const about = st.context !== undefined ? `${st.context} ${st.text}` : st.text;
     if (st.withdraw) {
-      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), about, { explicit: true });
+      const active = store.rules.filter((r) => r.status === "active" && r.kind !== "permission");
+      // "Forget the Friday freeze and the changelog rule": each subject named takes back its own rule.
+      const several = findWithdrawTargets(active, about).map((f) => ix.ids.get(f.id)).filter((r): r is Rule => r !== undefined);
+      if (several.length >= 2) {
+        for (const r of several) retire(r, st, undefined, "retraction", ix);
+        return { action: "retired", retired: several.map((r) => r.id) };
+      }
+      const found = findWithdrawTarget(active, about, { explicit: true });
       if (found) target = ix.ids.get(found.id);
     }
     target ??= findTarget(store, st.text);
@@ -741,6 +748,16 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       store.rules.push(perm);
       retire(target, st, perm.id, "retraction", ix);
       return { action: "retired", ruleId: perm.id, retired };
+    }
+    // "Never deploy on Fridays and always tag releases" / "the Friday thing is over": only the clause it names goes; the
+    // user's other clause stays a rule (its words as written, its source the original line; the sidecar keeps the whole).
+    const rest = untouchedClauses(target.text, targetClause(about));
+    if (rest !== undefined) {
+      const kept = newRule({ ...st, text: rest, kind: "rule", type: target.type, globs: target.globs, score: target.score ?? st.score, source: target.sources[0] ?? st.source }, contentTerms(rest), store);
+      kept.retires = retired;
+      store.rules.push(kept);
+      retire(target, st, kept.id, "retraction", ix);
+      return { action: "retired", ruleId: kept.id, retired };
     }
     retire(target, st, undefined, "retraction", ix);
     return { action: "retired", retired };
@@ -818,8 +835,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   if (st.refine) {
     // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
     const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text, { refinement: true });
-    if (parent) retired.push(parent.id);
-    else if (st.needsParent) return { action: "no-target", retired: [] };
+    if (parent) {
+      retired.push(parent.id);
+      // "Correction on payouts: …" applies where the rule it refines applies, unless it names a place of its own.
+      const p = ix.ids.get(parent.id);
+      if (p && rule.globs.length === 0 && p.globs.length > 0) rule.globs = [...p.globs];
+    } else if (st.needsParent) return { action: "no-target", retired: [] };
   }
   if (retired.length) rule.retires = retired;
   store.rules.push(rule);

@@ -28,7 +28,7 @@ const PREP = "for|of|to|on|at|in|für|fürs|von|vom|zum|zur|des|der|de|del|para|
  * "пароль от стейджинга — X", "the password for prod: X".
  */
 const QUALIFIED_RE = new RegExp(
-  `(?<![\\p{L}\\p{N}_-])(?:password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha|(?:client[-_ ]?)?secret|api[-_ ]?key|access[-_ ]?key|token)\\s+(?:${PREP})\\s+(?:[^\\s,.;:!?：]+\\s+){0,4}?[^\\s,.;:!?：]+` +
+  `(?<![\\p{L}\\p{N}_-])(?:password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha|(?:[\\p{L}\\p{N}]+[_-])?(?:secret|token)|api[-_ ]?key|access[-_ ]?key)\\s+(?:${PREP})\\s+(?:[^\\s,.;:!?：]+\\s+){0,4}?[^\\s,.;:!?：]+` +
     `(?:\\s*[:=：]\\s*|\\s+(?:is|was|lautet|ist|es|era|est|это|—|–|-)\\s+|\\s*[—–]\\s*)${PW_VALUE}`,
   "dgiu",
 );
@@ -60,6 +60,14 @@ const ACCOUNT_SLASH_RE = new RegExp(
   "dgiu",
 );
 const ACCOUNT_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle) \/ /i;
+/**
+ * Getting in, without a login word: "管理画面には admin / X で入れます", "you get in with admin / X", "entras con admin / X",
+ * "войти можно как admin / X", "用 admin / X 进去", "admin / X 로 들어가". With such a verb anywhere in the sentence, a
+ * user name, a slash with spaces around it and a typed value (6+ characters) is a login pair.
+ */
+const ENTRY_VERB = /入れ(?:ます|る|た)|入れます|入れる|ログインでき|get in|log into|sign into|entr(?:as|a|ar|o)\b|acced(?:er|es|e)|reinkommen|einloggen|anmelden|войти|зайти|заходи|进入|进去|登进|들어가|들어올|접속/iu;
+const PAIR_RE = /(?<![\p{L}\p{N}._@-])[\p{L}\p{N}._@-]{2,40}\s+\/\s+[`"']?([^\s`"',;]{1,200})/dgu;
+
 /** "user deploy pass X", "login: deploy, pw X": bare pass/pw after a login word and a user name. */
 const LOGIN_PASS_RE = new RegExp(
   `${LOGIN_WORD}\\s*[:=]?\\s*[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s*[,/]?\\s+(?:pass|pw|pwd)\\s*[:=]?\\s+${PW_VALUE}`,
@@ -89,7 +97,7 @@ const PLACEHOLDER_RE =
 
 /** Literal prefilters (no boundaries): a text without any of these cannot match the patterns above. */
 const PW_HINT = new RegExp(`${PW_LATIN}|${PW_OTHER}`, "iu");
-const QUALIFIED_HINT = /password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha|secret|api[-_ ]?key|access[-_ ]?key|token/iu;
+const QUALIFIED_HINT = /password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha|secret|token|api[-_ ]?key|access[-_ ]?key/iu;
 const LOGIN_HINT = new RegExp(`${LOGIN_LATIN}|${LOGIN_OTHER}`, "iu");
 
 /** True for a value typed by someone rather than a word: a digit, a symbol, or an inner capital. */
@@ -182,16 +190,19 @@ function typedRanges(text: string, re: RegExp, g: number, minLength = 1): Array<
 /**
  * Character ranges [start, end) of credentials given in prose in `text`: values after password words in the
  * seven languages, after a qualified password or secret word ("password for the admin panel is X", "el client_secret
- * de la API es X"), the password of a `login … user / password` pair, of a well-known account's `admin / password`
- * or of `user X pass Y`, and "with X as the password". Pure, deterministic.
+ * de la API es X"), the password of a `login … user / password` pair (or a `user / password` pair of a well-known
+ * account, or in a sentence about getting in: 入れます, get in, войти) or of `user X pass Y`, and "with X as the
+ * password". Pure, deterministic.
  */
 export function passwordRanges(text: string): Array<[number, number]> {
   // Cheap literal tests first: most texts hold no cue word, and the full patterns test a boundary at every position.
   const pw = PW_HINT.test(text);
   const login = LOGIN_HINT.test(text);
   const account = text.includes(" / ") && ACCOUNT_HINT.test(text);
-  if (!pw && !login && !account) return [];
+  const entry = text.includes(" / ") && ENTRY_VERB.test(text);
+  if (!pw && !login && !account && !entry) return [];
   return [
+    ...(entry ? typedRanges(text, PAIR_RE, 1, 6) : []),
     ...(pw ? wordRanges(text) : []),
     ...(pw && QUALIFIED_HINT.test(text) ? typedRanges(text, QUALIFIED_RE, 1) : []),
     ...(login && text.includes("/") ? typedRanges(text, LOGIN_SLASH_RE, 1, 6) : []),

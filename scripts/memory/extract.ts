@@ -9,7 +9,7 @@ import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
 import { expiresAt, expiryPhrase } from "./expiry.js";
 import { folderScope } from "./folder-scope.js";
-import { meaningKeys } from "./withdraw.js";
+import { meaningKeys, RULE_REFERENCE } from "./withdraw.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WEIGHTS, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
@@ -40,7 +40,7 @@ export interface Verdict {
  * cue lexicon's veto (question, acknowledgement, narrative) still outweighs it. Tuned on the dev split of
  * data/sessions (bench/extract.ts).
  */
-export const UTTERANCE_WEIGHT = 1.8;
+export const UTTERANCE_WEIGHT = 2.4;
 export const UTTERANCE_CLIP = 4;
 /**
  * Weight of a negative vote (score units per unit of log-odds): lower than UTTERANCE_WEIGHT, so an explicit
@@ -122,8 +122,12 @@ const REFERS_BACK =
 
 /** True when a sentence names nothing of its own: no meaning key (withdraw.ts) beyond cue and function words. */
 function contentless(text: string): boolean {
-  return meaningKeys(text).size === 0;
+  // CJK withdrawal words ("那条作废了", "そのルールは廃止") are bigrams to meaningKeys: taken out first, as its cue words are.
+  return meaningKeys(text.replace(WITHDRAW_CJK_ALL, " ").replace(POINTER_CJK, " ")).size === 0;
 }
+const WITHDRAW_CJK_ALL = new RegExp(WITHDRAW_CJK.source, "gu");
+/** CJK words that point at an earlier rule without naming it: "that one", "this rule", "the rule". */
+const POINTER_CJK = /那条|这条|那个|这个|那些|规则|規則|そのルール|このルール|ルール|それ|その件|그 규칙|규칙|그거/gu;
 
 /** True when a sentence has a cue that can make it durable, a retraction or an exception. */
 function hasPositiveCue(c: Cues): boolean {
@@ -154,7 +158,10 @@ export function judge(
     const guarded = named.length > 0 || scope.kind === "path" ? undefined : guardedPath(c.text);
     const globs = named.length > 0 ? named : guarded !== undefined ? [guarded] : folderScope(c.text, opt.folders ?? []);
     const logit = Math.max(-UTTERANCE_CLIP, Math.min(UTTERANCE_CLIP, model.logit(c.text)));
-    return { globs, cues: cuesOf(c.text, globs.length > 0), logit };
+    const cues = cuesOf(c.text, globs.length > 0);
+    // A wish in the first person ("I want every …", 我希望…) is not a remark about oneself when the sentence model reads it as a rule.
+    if (cues.selfRemark && cues.volition && logit > 0) cues.selfRemark = false;
+    return { globs, cues, logit };
   });
   // The line classifier adds at most WEIGHTS.classifierRule = 1.5: a sentence with neither a positive cue nor
   // the sentence model's vote cannot reach the threshold, so it skips the classifier (exact, and faster).
@@ -164,7 +171,7 @@ export function judge(
   need.forEach((i, k) => {
     probs[i] = rows[k] as Record<KnowledgeType, number>;
   });
-  return cands.map((c, i) => {
+  const out = cands.map((c, i) => {
     const p = probs[i] as Record<KnowledgeType, number>;
     const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
     // An end date on something the sentence model reads as a rule ("until the migration is done, hold off on …")
@@ -176,10 +183,12 @@ export function judge(
     if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }
-    const withdraws = isWithdrawal(c.text);
+    // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.
+    const withdraws = isWithdrawal(c.text) && !cues.oneOff;
     // A narrowing ("X is fine on your own branches, never on main") keeps its parent and is a rule of its own.
-    const narrows = !withdraws && (cues.retraction || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
-    if (narrows && !cues.question && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
+    const narrows = !withdraws && (cues.retraction || cues.release || PERMISSION_RE.test(c.text)) && NARROWING_RE.test(c.text);
+    // A release or retraction for some cases that says the rest still holds ("…, для остальных по-прежнему обязательно") is one whatever its score.
+    if (narrows && !cues.question && (score >= threshold - EXCEPTION_MARGIN || ((cues.release || cues.retraction) && /[,;:，；、]/u.test(c.text)))) return { ...base, keep: true, kind: "rule" as const };
     // An exception that points back at a rule ("I said X, but …", "Tailwind のみって言ったけど…", "タグのルールだけど…") is one
     // whatever its score: the store keeps it only under the rule it narrows (no such rule: dropped).
     if (cues.exception && !cues.question && (cues.retraction || REFERS_BACK.test(c.text) || score >= threshold - EXCEPTION_MARGIN)) return { ...base, keep: true, kind: "exception" as const };
@@ -189,6 +198,9 @@ export function judge(
     const context = prev && prev.source.offset === c.source.offset && contentless(c.text) ? { context: prev.text } : {};
     if (withdraws && !cues.question) return { ...base, ...context, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
     if (cues.retraction && !cues.question) return { ...base, ...context, keep: true, kind: "retraction" as const };
+    // "Skip the post-deploy smoke tests from now on", "以后可以不跑了": takes back the rule that asked for it; the store
+    // keeps it as a rule of its own only when it finds no such rule and it scores as one.
+    if (cues.release) return { ...base, ...context, keep: true, kind: "retraction" as const };
     // A refinement ("make that 15 minutes", "… und jetzt auch die E2E-Tests") leans on its parent: kept a margin below
     // the threshold, and then stored only when it finds the rule it refines (Statement.needsParent).
     if (cues.refinement && !cues.question && !cues.oneOff && score >= threshold - EXCEPTION_MARGIN) return { ...base, keep: true, kind: "rule" as const };
@@ -200,6 +212,14 @@ export function judge(
     const keep = score >= threshold;
     return { ...base, keep, kind: keep ? ("rule" as const) : ("drop" as const) };
   });
+  // "About the Friday freeze. That's over now.": the sentence a withdrawal takes its subject from names the rule being
+  // withdrawn; it is not a rule of its own.
+  for (let i = 1; i < out.length; i++) {
+    const v = out[i] as Verdict;
+    const prev = out[i - 1] as Verdict;
+    if (v.kind === "retraction" && v.context !== undefined && prev.kind === "rule") out[i - 1] = { ...prev, keep: false, kind: "drop", score: Math.min(prev.score, threshold - 1) };
+  }
+  return out;
 }
 
 /** Discourse fillers that must be followed by ":", ",", ";" or a spaced dash to be stripped ("Reminder emails ..." keeps its subject). */
@@ -266,7 +286,8 @@ export function isWithdrawal(text: string): boolean {
 export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
   const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
   const withdraws = isWithdrawal(v.text);
-  if (v.kind === "retraction" && withdraws) st.withdraw = true;
+  // A release that points at its rule ("the dry-run thing, no need anymore", "드라이런 얘기는 이제 안 해도 돼요") names one rule, as a withdrawal does.
+  if (v.kind === "retraction" && (withdraws || (v.cues.includes("release") && RULE_REFERENCE.test(v.text)))) st.withdraw = true;
   if (v.kind === "retraction" && v.context !== undefined) st.context = v.context;
   if (v.kind === "exception" && REFERS_BACK.test(v.text)) st.pointsBack = true;
   if (v.kind === "rule" && v.cues.includes("refinement")) {
@@ -282,7 +303,7 @@ export function toStatement(v: Verdict, origin: Statement["origin"] = "transcrip
     }
   }
   // "forget the X rule; you may ..." withdraws X: only the retirement is recorded (sidecar), no permission.
-  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws) {
+  if (v.kind === "retraction" && PERMISSION_RE.test(v.text) && !withdraws && !v.cues.includes("release")) {
     st.keepAsPermission = true;
     const until = expiryOf(v.text);
     if (until) st.until = until;

@@ -2,7 +2,8 @@
  * Scope from a folder named without a slash ("In billing, never …", "Im Checkout …", "в billing …", "payments 里的…",
  * "kb の記事は…"): a word that is the name of a folder existing in the project counts as the rule's scope when it is
  * where the rule applies: after a locative preposition of one of the seven languages (in/inside/under, im/in,
- * en/dentro de, в/во, 在, X 里/中/下/目录, X の中/では/の, X 에서/안에서) or as the sentence's first word (its subject).
+ * en/dentro de, в/во, 在, X 里/中/下/目录, X の中/では/の, X 에서/안에서), as the sentence's first word (its subject), or
+ * anywhere as a Latin word in Chinese, Japanese or Korean text (a code name there).
  * A folder after "to/into/from/nach/a/из/从/到/放在" or before "に置く/へ" is where something goes or comes from (what
  * the rule mentions), not where it applies; a procedure's steps are not scanned (its header is); only the first
  * clause that names a folder counts (a contrast after it says where the rule does not apply). Pure: the folder
@@ -71,6 +72,10 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
   // Only the first clause that names a folder counts: a contrast after it ("…, sql 目录下的照旧不行") names where the rule does not apply.
   let clauseOfFirst = -1;
   const sentenceStart = text.replace(/^[\s"'«„(]+/, "");
+  // Inside Chinese, Japanese or Korean text a Latin word that names an existing folder is a code name: the place the rule
+  // is about ("gateway 不合并新功能", "别动 appointments", "grades 스키마는 건드리지 마세요"), whatever particle follows it;
+  // written exactly as the folder ("Config" is a class, "model" is not "models", "model-registry" is another name).
+  const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(text);
   // Words of one script each: "billing에서는" and "billing里" give "billing" (the particle after it places it).
   for (const m of text.matchAll(/[\p{Script=Latin}\p{N}][\p{Script=Latin}\p{N}_-]*|\p{Script=Cyrillic}+/gu)) {
     // A compound with a container noun ("billing-Modul") names the folder before the dash.
@@ -89,6 +94,7 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
     // names what the rule is about, not where it applies.
     const initial = at === text.length - sentenceStart.length && !ACTIVITY_NAMES.test(word);
     const placed =
+      (cjk && /^\p{Script=Latin}/u.test(word) && byName.has(word) && !/[-_]/.test(text.slice(at + word.length, at + word.length + 1))) ||
       LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || AFTER.test(after) || initial || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
     if (!placed || NOT_SCOPE_BEFORE.test(before) || NOT_SCOPE_AFTER.test(text.slice(at + word.length, at + word.length + 24))) continue;
     const clause = (text.slice(0, at).match(/[,，;；、]/gu) ?? []).length;

@@ -6,6 +6,7 @@
  * ("deploys" / "deployment"). Pure.
  */
 import { tokenize } from "../engine/tokenize.js";
+import { cuesOf } from "./durability.js";
 
 /** Words of the withdrawal itself (cue words in 7 languages), never evidence for a target. */
 const CUE_WORDS = new Set(
@@ -13,7 +14,7 @@ const CUE_WORDS = new Set(
     + "applies apply anymore longer needed required valid gone off instead moved now also anything "
     + "vergiss streich regel gilt nicht mehr olvida regla ya no aplica забудь правило больше не отменяется "
     // Function words of 3+ letters: never evidence either.
-    + "only and for with not are was all any our your you but just from into der die das und den dem mit los las del que por para con для что это как все "
+    + "only and for with not are was all any our your you but just from into one ones der die das und den dem mit los las del que por para con для что это как все "
     + "every each can wir ein eine einen jetzt lassen lass jeder jede alle immer cada una uno ahora теперь всегда "
     // Verbs and words of withdrawing itself ("that's over", "gilt nicht mehr", "больше не действует").
     + "over holds hold stands history retired vorbei aufgehoben entfällt vale rige sirve действует актуально применяется нужно").split(" "),
@@ -30,7 +31,7 @@ export function meaningKeys(text: string): Set<string> {
   for (const tok of t.raw.flatMap((r) => r.replace(/'s?$/, "").match(/\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu) ?? [])) {
     if (/^\p{Script=Hangul}+$/u.test(tok)) {
       // A Hangul word carries its particles ("티켓을", "규칙은"): its first two syllables are the key.
-      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
+      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로|해도|해요|하고|하면|돼요|되고|돼|얘기|이런|그런|저런|이번|그대|나머|정도|있어|없어)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
       continue;
     }
     for (const part of tok.toLowerCase().split(/[-_/.]+/)) {
@@ -60,7 +61,7 @@ export function namedThings(text: string): Set<string> {
 const PROCEDURE_WORDS = /(?<![\p{L}])(?:procedure|process|steps|checklist|order|ablauf|reihenfolge|vorgehen|proceso|pasos|orden|порядок|процесс|процедур\p{L}*|шаги)(?![\p{L}])|流程|做法|步骤|手順|手続き|절차|순서/iu;
 
 /** A word that points at an earlier rule ("the X rule", "X の件", "那条", "lo de X", "насчёт X"): its clause names the target. */
-const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
+export const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
 
 /**
  * The clause of a withdrawal that names its target: the clause (split at commas, semicolons, CJK commas and
@@ -123,4 +124,53 @@ export function findWithdrawTarget(rules: readonly Withdrawable[], text: string,
   // An explicit withdrawal naming one subject ("forget the pagination rule") takes the only rule that shares it.
   if (!best && opts.explicit === true && singles === 1 && meaningKeys(targetClause(text)).size <= 3) return single;
   return best;
+}
+
+/** Where a compound rule splits into clauses a withdrawal can take back one at a time: ";", "; and", ", and", " and also", "und", "y", "и", "；", "。", "，并且/而且/另外". */
+const CLAUSE_SPLIT = /\s*[;；]\s*(?:(?:and|und|y|и)\s+)?|,?\s+(?:and also|and|und auch|und|y también|y|и)\s+|。\s*|，(?:并且|而且|另外|还有)/iu;
+/** A clause that leans on the one before it ("they never go into …", "它们…"): not a rule on its own. */
+const LEANS_BACK = /^(?:it|they|them|this|that|those|these|es|sie|das|dies|ello|ellos|ellas|eso|esto|это|они|оно|он|она|它|它们|这|那|それ|これ|그것|그거)(?![\p{L}])/iu;
+
+/**
+ * For a withdrawal that takes back one clause of a compound rule ("Never deploy on Fridays and always tag releases" /
+ * "the Friday thing is over"): the clauses of the rule it does not touch, joined with "; ", or undefined when it takes
+ * back the whole rule. A clause is touched when it shares a meaning key or a named thing with the withdrawal; an
+ * untouched clause is kept only when it is at least three words, has a rule cue (durability.ts) and does not lean on the
+ * clause before it. Pure.
+ */
+export function untouchedClauses(ruleText: string, withdrawal: string): string | undefined {
+  const clauses = ruleText.split(CLAUSE_SPLIT).map((c) => c.trim()).filter((c) => c !== "");
+  if (clauses.length < 2) return undefined;
+  const keys = meaningKeys(withdrawal);
+  const things = namedThings(withdrawal);
+  const touched = clauses.map((c) => [...meaningKeys(c)].some((k) => keys.has(k)) || [...namedThings(c)].some((t) => things.has(t)));
+  if (touched.every((t) => t) || touched.every((t) => !t)) return undefined;
+  const rest = clauses.filter((_, i) => !touched[i]);
+  const words = (c: string): number => (c.match(/[\p{L}\p{N}]+/gu) ?? []).length + (c.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu) ?? []).length / 2;
+  // Each kept clause must read as a rule of its own: three words or more, a rule cue, not leaning on the clause before.
+  const ruleLike = (c: string): boolean => {
+    const q = cuesOf(c);
+    return q.standing || q.normative || q.fact || q.convention || q.universal || q.limit;
+  };
+  if (rest.some((c) => words(c) < 3 || LEANS_BACK.test(c) || !ruleLike(c))) return undefined;
+  return rest.join("; ");
+}
+
+/** Coordination between the subjects of one withdrawal: "the Friday freeze and the changelog rule", "und", "y", "и", 和, と, 과/와. */
+const CONJUNCTS = /\s+(?:and|und|y|e|и|as well as|sowie)\s+|\s*(?:和|以及|跟|及)\s*|(?<=\p{Script=Han}|\p{Script=Katakana}|[a-z])と|(?<=\p{Script=Hangul})(?:과|와)\s/iu;
+
+/**
+ * The rules one explicit withdrawal takes back when it names two or more subjects joined by "and" ("forget the Friday
+ * freeze and the changelog rule"): one target per conjunct of the clause that points at the rules (findWithdrawTarget,
+ * explicit), distinct, in the order named; [] when fewer than two conjuncts find a rule (the caller then looks for one).
+ */
+export function findWithdrawTargets(rules: readonly Withdrawable[], text: string): Withdrawable[] {
+  const parts = targetClause(text).split(CONJUNCTS).filter((p) => meaningKeys(p).size > 0);
+  if (parts.length < 2) return [];
+  const found: Withdrawable[] = [];
+  for (const p of parts) {
+    const r = findWithdrawTarget(rules, p, { explicit: true });
+    if (r && !found.includes(r)) found.push(r);
+  }
+  return found.length >= 2 ? found : [];
 }

@@ -28,8 +28,9 @@ export interface Scope {
 
 const SEG = String.raw`(?:[\w@+~*?-]|\.(?=[\w*{])|\{[^}\s]*\})+`;
 const PATH_TOKEN = new RegExp(String.raw`(?:\.{1,2}\/|\/)?(?:${SEG}\/)+(?:${SEG})?|\*{1,2}\.${SEG}|\.[A-Za-z][\w]{0,7}(?=\s+files?\b)`, "g");
-const CUE_BEFORE = /(?:\b(?:in|inside|within|under|for|across|throughout|beneath|below|applies to|apply to|editing|touching|changing|modifying|en|dans|im|unter|für|para|sous)|在|于|对于|對於)\s*(?:(?:the|all|any|every|each|our|this|these|those|its)\s+)?[`'"]?$/i;
-const CUE_AFTER = /^[`'"]?\s*(?:中|里|裡|下|内|內|目录|目錄|配下|以下)/;
+// Prepositions of the seven languages: Cyrillic ones need a letter lookbehind (\b is ASCII-only).
+const CUE_BEFORE = /(?:\b(?:in|inside|within|under|for|across|throughout|beneath|below|applies to|apply to|editing|touching|changing|modifying|en|dans|im|unter|für|innerhalb(?: von)?|para|dentro de|sous)|(?<![\p{L}])(?:в|во|внутри|под|для)|在|于|对于|對於)\s*(?:(?:the|all|any|every|each|our|this|these|those|its)\s+)?[`'"]?$/iu;
+const CUE_AFTER = /^[`'"]?\s*(?:中|里|裡|下|内|內|目录|目錄|配下|以下|では|の中|에서는|에서|안에서|안의|안에)/u;
 // A rule verb before the path makes the path the rule's object ("Never commit anything under secrets/"),
 // unless a scope phrase introduces it ("... when editing src/legacy/").
 const VERB_BEFORE = /\b(?:never|always|must|mustn't|should|shouldn't|do not|don't|avoid|prefer|use|run|make sure|ensure|commit|push|delete|remove|edit|add|write|put|keep|store|create|place)\b|禁止|必须|不要|务必/i;
