@@ -13,7 +13,7 @@ const PW_LATIN =
 const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호|كلمة المرور|كلمة السر|كلمة مرور|الرمز السري";
 /** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
 const PW_LINK =
-  "\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";
+  "\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-|هي|هو)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";
 const PW_VALUE = "[`\"'«“]?([^\\s`\"'«»“”,;]{1,200})";
 const PASSWORD_RE = new RegExp(
   `(?:(?<![\\p{L}\\p{N}_-])(?:my |the |a |our |your |new |old )?(${PW_LATIN})(?![\\p{L}\\p{N}_-])|(${PW_OTHER}))(?:${PW_LINK})${PW_VALUE}`,
@@ -68,6 +68,17 @@ const ACCOUNT_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|gu
 const ENTRY_VERB = /入れ(?:ます|る|た)|入れます|入れる|ログインでき|get in|log into|sign into|entr(?:as|a|ar|o)\b|acced(?:er|es|e)|reinkommen|einloggen|anmelden|войти|зайти|заходи|进入|进去|登进|들어가|들어올|접속/iu;
 const PAIR_RE = /(?<![\p{L}\p{N}._@-])[\p{L}\p{N}._@-]{2,40}\s+\/\s+[`"']?([^\s`"',;]{1,200})/dgu;
 
+/**
+ * `account:password` of a well-known account, outside a URL: "SSH in with root:toor123". The value must hold a letter
+ * and a digit and be 6 or more characters, so "postgres:5432" (a host and port) and "root:root" are not passwords.
+ */
+const ACCOUNT_COLON_RE = new RegExp(
+  `(?<![\\p{L}\\p{N}_./:@-])(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle):([^\\s@/:,;'"\`]{6,200})(?=$|[\\s,;.!?)])`,
+  "dgiu",
+);
+const ACCOUNT_COLON_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle):\S/i;
+/** A login word and `user/password` with no spaces around the slash: "log in with the creds admin/Winter2024". */
+const LOGIN_TIGHT_SLASH_RE = new RegExp(`${LOGIN_WORD}\\s+[\\p{L}\\p{N}._@-]{2,40}/([^\\s/\`"',;]{6,200})`, "dgiu");
 /** "user deploy pass X", "login: deploy, pw X": bare pass/pw after a login word and a user name. */
 const LOGIN_PASS_RE = new RegExp(
   `${LOGIN_WORD}\\s*[:=]?\\s*[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s*[,/]?\\s+(?:pass|pw|pwd)\\s*[:=]?\\s+${PW_VALUE}`,
@@ -199,14 +210,17 @@ export function passwordRanges(text: string): Array<[number, number]> {
   const pw = PW_HINT.test(text);
   const login = LOGIN_HINT.test(text);
   const account = text.includes(" / ") && ACCOUNT_HINT.test(text);
+  const accountColon = ACCOUNT_COLON_HINT.test(text);
   const entry = text.includes(" / ") && ENTRY_VERB.test(text);
-  if (!pw && !login && !account && !entry) return [];
+  if (!pw && !login && !account && !entry && !accountColon) return [];
   return [
     ...(entry ? typedRanges(text, PAIR_RE, 1, 6) : []),
     ...(pw ? wordRanges(text) : []),
     ...(pw && QUALIFIED_HINT.test(text) ? typedRanges(text, QUALIFIED_RE, 1) : []),
     ...(login && text.includes("/") ? typedRanges(text, LOGIN_SLASH_RE, 1, 6) : []),
     ...(account ? typedRanges(text, ACCOUNT_SLASH_RE, 1, 6) : []),
+    ...(accountColon ? typedRanges(text, ACCOUNT_COLON_RE, 1, 6).filter(([a, b]) => /\p{L}/u.test(text.slice(a, b)) && /\p{N}/u.test(text.slice(a, b))) : []),
+    ...(login && text.includes("/") ? typedRanges(text, LOGIN_TIGHT_SLASH_RE, 1, 6).filter(([a, b]) => /\p{N}/u.test(text.slice(a, b))) : []),
     ...(login ? typedRanges(text, LOGIN_PASS_RE, 1) : []),
     ...(pw && / as /i.test(text) ? typedRanges(text, AS_PASSWORD_RE, 1) : []),
   ];

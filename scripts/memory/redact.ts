@@ -62,8 +62,47 @@ function looksSecret(tok: string, vet: Vet | undefined): boolean {
 /** The text before a match ends inside a URL (scheme, `://`, no space since). */
 const URL_BEFORE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*$/;
 
-/** Character ranges [start, end) that our own patterns flag in `text`. */
+/**
+ * Character ranges [start, end) that our own patterns flag in `text`. Text holding JSON or shell escapes (a tool
+ * call's `{"command":"export DB_PASSWORD=\\"x\\""}` in a transcript, a JSON string pasted inside another) is also read
+ * unescaped, so a quoted value is found as it is when unescaped.
+ */
 export function ownSecretRanges(text: string): Array<[number, number]> {
+  const ranges = rangesIn(text);
+  if (/\\["'\\ntr]/.test(text)) {
+    const { view, at } = unescaped(text);
+    for (const [s, e] of rangesIn(view)) {
+      const last = at[e - 1] as number;
+      ranges.push([at[s] as number, last + (text[last] === "\\" ? 2 : 1)]);
+    }
+  }
+  return ranges;
+}
+
+/**
+ * `text` with its backslash escapes undone (`\\"` `\\'` `\\\\` become the character, `\\n` `\\r` `\\t` a line break or
+ * tab), and `at[i]`: the index in `text` of the view's character i (an escape maps to its backslash), so a range
+ * found in the view is a range of `text`.
+ */
+export function unescaped(text: string): { view: string; at: number[] } {
+  let view = "";
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    const n = text[i + 1];
+    if (c === "\\" && n !== undefined && "\"'\\ntr".includes(n)) {
+      view += n === "n" ? "\n" : n === "r" ? "\r" : n === "t" ? "\t" : n;
+      at.push(i);
+      i++;
+      continue;
+    }
+    view += c;
+    at.push(i);
+  }
+  return { view, at };
+}
+
+function rangesIn(text: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const p of PATTERNS) {
     if (p.hint && !p.hint.test(text)) continue;
