@@ -54,6 +54,30 @@ export function isRule(u: ClassifiedUnit): boolean {
 }
 
 /**
+ * Compaction's default keep threshold on rule mass (P(constraint) + P(procedural)), a probability. A unit
+ * the argmax calls a belief, preference or episode but that still carries this much rule probability is
+ * kept verbatim by compaction (isPinned): losing a rule is the failure compaction exists to prevent, so
+ * compaction spends part of its budget on the units most likely to be rules the argmax missed. Chosen on
+ * the real dev set by `npx tsx bench/real-compact.ts --sweep`: grouped 5-fold over its files, each fold's
+ * threshold chosen on the other four (the lowest cut whose median smallest accepted ratio stays <= 0.60,
+ * issue 12's floor); the folds chose 0.20 to 0.30, and this is their median (references/operators.md,
+ * "Real files"). Re-run the sweep when the model is retrained: the cut is on its probabilities.
+ */
+export const PIN_MASS = 0.25;
+
+/**
+ * True when compaction must keep a unit byte for byte: a rule (isRule), or a content unit (not a heading,
+ * the frontmatter, a table header or structure) whose rule mass reaches `pinMass` (a probability; above 1
+ * the argmax alone decides). The unit's type is not changed: classify, decompose and retrieve still report
+ * its argmax type, and compaction reports it as that type, pinned.
+ */
+export function isPinned(u: ClassifiedUnit, pinMass = PIN_MASS): boolean {
+  if (isRule(u)) return true;
+  if (u.type === "structure" || u.kind === "heading" || u.kind === "frontmatter" || u.kind === "table-header") return false;
+  return ruleMass(u.scores) >= pinMass;
+}
+
+/**
  * Value of each unit for the "what goes first" order: the sum of smooth idf (ln((1+N)/(1+df))+1,
  * scikit-learn's form, over the file's units) of its distinct terms (how much specific information it
  * carries) x (confidence + 3 x (P(constraint) + P(procedural))), so near-rules go last. Structure
