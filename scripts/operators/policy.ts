@@ -1,7 +1,8 @@
 /**
  * The one answer to "is this unit a rule", and the value of a droppable unit. classify, compact,
  * decompose and retrieve all take their units from decideUnits, so they give the same type for the
- * same unit of the same file, and every operator asks isRule. The argmax itself is engine/classify.ts
+ * same unit of the same file, and every operator asks isRule; compaction also keeps near-rules word for
+ * word (isPinned, PIN_MASS) without changing their type. The argmax itself is engine/classify.ts
  * topType (also used by evaluation and by extraction's classifierType); extraction keeps a transcript
  * sentence by its durability score (memory/durability.ts), since a sentence is not a unit of a file.
  */

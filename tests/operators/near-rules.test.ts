@@ -14,6 +14,8 @@ import type { ClassifiedUnit, KnowledgeType } from "../../scripts/engine/types.j
 import { segment } from "../../scripts/engine/units.js";
 import { compact } from "../../scripts/operators/compact.js";
 import { decideUnits, isPinned, isRule, PIN_MASS } from "../../scripts/operators/policy.js";
+import { CompactReportSchema } from "../../scripts/cli/operator-json.js";
+import { ensureBundle, triage } from "../cli/helpers.js";
 
 const DOC = readFileSync(join(import.meta.dirname, "..", "fixtures", "operators", "active-context.md"), "utf8");
 const DATES = "- Dates in ISO 8601, always UTC.";
@@ -99,5 +101,37 @@ describe("isPinned", () => {
   });
   it("above 1 it is isRule", () => {
     for (const u of [base, { ...base, type: "procedural" as const }, withMass(0.99)]) expect(isPinned(u, 1.01)).toBe(isRule(u));
+  });
+});
+
+describe("compact --pin-mass through the built CLI", { timeout: 120_000 }, () => {
+  const file = join(import.meta.dirname, "..", "fixtures", "operators", "active-context.md");
+  const report = (args: string[]) => {
+    const r = triage(["compact", file, "--ratio", "min", "--json", ...args]);
+    expect(r.code, r.stderr).toBe(0);
+    return CompactReportSchema.parse(JSON.parse(r.stdout));
+  };
+
+  it("the threshold changes what is pinned, never a type, and the argmax rules stay pinned at every threshold", () => {
+    ensureBundle();
+    const rulesOnly = report(["--pin-mass", "1.01"]);
+    const byDefault = report([]);
+    const everything = report(["--pin-mass", "0"]);
+    expect(byDefault.units.map((u) => u.type)).toEqual(rulesOnly.units.map((u) => u.type));
+    expect(everything.units.map((u) => u.type)).toEqual(rulesOnly.units.map((u) => u.type));
+    const pinned = (rep: typeof rulesOnly): Set<number> => new Set(rep.units.filter((u) => u.pinned).map((u) => u.line));
+    for (const line of pinned(rulesOnly)) expect(pinned(byDefault).has(line)).toBe(true);
+    for (const line of pinned(byDefault)) expect(pinned(everything).has(line)).toBe(true);
+    expect(rulesOnly.needed).toBeLessThanOrEqual(byDefault.needed);
+    // At 0 every content unit is kept word for word; headings still are never pinned.
+    for (const u of everything.units) expect(u.pinned, `line ${u.line}`).toBe(!DOC.split("\n")[u.line - 1]?.startsWith("#"));
+  });
+
+  it.each(["2", "-0.1", "abc"])("--pin-mass %s is a one-line usage error", (v) => {
+    ensureBundle();
+    const r = triage(["compact", file, "--ratio", "min", "--pin-mass", v]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^triage: --pin-mass must be a number in \[0, 1\.01\]/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 });
