@@ -9,9 +9,14 @@
  *   session notes (APPENDED_NOTES: dated episodes, a belief, a preference; no dev-set text) and compacts
  *   to the round-0 budget (a round that refuses there compacts to its own smallest safe budget and is
  *   counted as refused).
- * Prints per-file rows (--files), medians and the floors. Without the cache it says how to build it
- * and exits 0. Runnable alone (`npx tsx bench/real-compact.ts [--files] [--pin-mass p] [--oracle]`; --oracle decides rules by the gold labels, the ceiling of the operator itself); bench/real.ts calls
- * measureRealCompaction and formatRealCompaction.
+ * - gold rule recall at ratio 0.60 (or the smallest accepted ratio, when higher): how the budget left
+ *   after the pins is spent.
+ * Prints per-file rows (--files), the distribution of the smallest accepted ratio, medians and the floors,
+ * at compaction's keep threshold (policy.ts PIN_MASS, or --pin-mass p). --sweep first measures every
+ * threshold of SWEEP and the grouped 5-fold choice of it (groupedThreshold). Without the cache it says how
+ * to build it and exits 0. Runnable alone (`npx tsx bench/real-compact.ts [--files] [--pin-mass p]
+ * [--sweep] [--oracle]`; --oracle decides rules by the gold labels, the ceiling of the operator itself);
+ * bench/real.ts calls measureRealCompaction and formatRealCompaction.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -65,7 +70,7 @@ export interface RealCompactFile {
   recallAtFloorRatio: number | null;
   /** Rounds (of ROUNDS) that refused the round-0 budget and compacted to their own smallest safe budget. */
   roundsRefused: number;
-  /** Gold-labelled lines by (gold rule?, decided rule?): the rule decision's confusion counts on this file. */
+  /** Gold-labelled lines by (gold rule?, pinned by compaction? policy.ts isPinned): the pin decision's confusion counts on this file. */
   decision: { tp: number; fp: number; fn: number };
 }
 
@@ -78,7 +83,7 @@ export interface RealCompactSummary {
   /** Median gold rule recall at ratio max(0.60, the file's smallest accepted ratio). */
   medianRecallAtFloorRatio: number;
   pooledRecallAtFloorRatio: number;
-  /** Precision and recall of the rule decision (isRule of the unit holding each gold-labelled line), pooled over files. */
+  /** Precision and recall of the pin decision (isPinned of the unit holding each gold-labelled line) against gold rule lines, pooled over files. */
   decisionPrecision: number;
   decisionRecall: number;
   /** Gold rule lines recalled over all gold rule lines of all files (micro average), at the smallest ratio / after the rounds. */
@@ -270,7 +275,7 @@ export function formatRealCompaction(s: RealCompactSummary, perFile = false): st
   }
   const below = (t: number): number => s.files.filter((r) => r.smallestRatio <= t).length;
   out.push(`compaction on ${s.files.length} real files (${s.files.filter((r) => r.goldRules > 0).length} with gold rule lines)`);
-  out.push(`  rule decision on gold-labelled lines: precision ${s.decisionPrecision.toFixed(3)}, recall ${s.decisionRecall.toFixed(3)}`);
+  out.push(`  pin decision (rules and near-rules, policy.ts isPinned) on gold-labelled lines: precision ${s.decisionPrecision.toFixed(3)}, recall ${s.decisionRecall.toFixed(3)}`);
   out.push(`  smallest accepted ratio: median ${s.medianSmallestRatio.toFixed(2)}, <= 0.50 on ${below(0.5)} files, <= 0.60 on ${below(0.6)}`);
   out.push(`  smallest accepted ratio distribution: ${ratioDistribution(s.files.map((r) => r.smallestRatio))}`);
   out.push(`  gold rule recall at that ratio: median ${s.medianRecallAtSmallest.toFixed(3)}, pooled ${s.pooledRecallAtSmallest.toFixed(3)}`);
