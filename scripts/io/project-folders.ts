@@ -3,7 +3,9 @@
  * Breadth-first from the project root to FOLDER_DEPTH levels, at most FOLDER_CAP folders; hidden folders and
  * dependency / build output folders are skipped; unreadable folders are skipped silently.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { UsageError } from "../errors.js";
+import { defaultRulesDir } from "../paths.js";
 import { basename, dirname, join } from "node:path";
 
 /** Levels below the root that are listed ("services/billing/src/handlers" is 4). */
@@ -59,4 +61,33 @@ export function projectDirFrom(cwd: string): string {
   }
   const has = (d: string, ...parts: string[]): boolean => existsSync(join(d, ...parts));
   return chain.find((d) => has(d, ".claude", "rules", "knowledge-triage")) ?? chain.find((d) => has(d, ".git")) ?? cwd;
+}
+
+/**
+ * The rules folder a command works on: `--rules-dir` when given, else the project's default (projectDirFrom `cwd`).
+ * Throws UsageError when the given path exists but is not a folder (a file would otherwise surface as a raw
+ * ENOTDIR, or be reported as an empty rules folder). A missing folder is fine: the command creates or reports it.
+ */
+export function rulesDirFrom(option: string | undefined, cwd: string): string {
+  if (option === undefined) return defaultRulesDir(projectDirFrom(cwd));
+  let isDir = true;
+  try {
+    isDir = statSync(option).isDirectory();
+  } catch {
+    // missing: fine
+  }
+  if (!isDir) throw new UsageError(`--rules-dir ${option}: is a file, not a folder`);
+  return option;
+}
+
+/** `--project-dir` of `triage mcp`: throws UsageError unless it names an existing folder. */
+export function existingFolder(option: string, flag: string): string {
+  let isDir = false;
+  try {
+    isDir = statSync(option).isDirectory();
+  } catch {
+    throw new UsageError(`${flag} ${option}: no such folder`);
+  }
+  if (!isDir) throw new UsageError(`${flag} ${option}: is a file, not a folder`);
+  return option;
 }

@@ -14,7 +14,7 @@ import { memoryDocs, projectMemoryFiles } from "../io/memory-files.js";
 import { archiveDir } from "../memory/archive/archive.js";
 import { DigIndex, readMessage } from "../memory/archive/dig-index.js";
 import { readRuleFiles } from "../memory/store/pinned-rules.js";
-import { pinRule, unpinRule } from "../memory/store/pin-rule.js";
+import { PIN_MAX_CHARS, pinRule, unpinRule } from "../memory/store/pin-rule.js";
 import { loadStore } from "../memory/store/state.js";
 import { retrieve } from "../operators/retrieve.js";
 
@@ -117,7 +117,7 @@ const pin = defineTool({
   description:
     "Pin a rule the user stated, word for word, into .claude/rules/knowledge-triage so it survives compaction (secrets are redacted; pinning it again changes nothing). Give `paths` globs to scope it to files.",
   input: {
-    text: z.string().trim().min(1).max(2000).describe("the rule, in the user's words"),
+    text: z.string().trim().min(1).max(PIN_MAX_CHARS).describe("the rule, in the user's words"),
     type: z.enum(["constraint", "procedural"]).optional().describe("constraint or procedural (default: the classifier decides)"),
     paths: z.array(z.string().min(1)).max(20).optional().describe("path globs the rule applies to, e.g. src/**/*.ts"),
   },

@@ -8,7 +8,7 @@
 
 /** Latin-script password words (word boundaries needed). Bare "pass" is a cue only in a login context (below). */
 const PW_LATIN =
-  "pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|(?:door|gate|alarm|safe|lock|entry|keypad|garage|building)[- ]?code|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
+  "pass(?:word|wd|phrase|code)?|pwd|pw|(?:client[-_ ]?)?secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|(?:door|gate|alarm|safe|lock|entry|keypad|garage|building)[- ]?code|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
 /** Password words of other scripts, matched anywhere (no word boundaries in CJK). */
 const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호|كلمة المرور|كلمة السر|كلمة مرور|الرمز السري";
 /** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
@@ -28,7 +28,7 @@ const PREP = "for|of|to|on|at|in|für|fürs|von|vom|zum|zur|des|der|de|del|para|
  * "пароль от стейджинга — X", "the password for prod: X".
  */
 const QUALIFIED_RE = new RegExp(
-  `(?<![\\p{L}\\p{N}_-])(?:password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha)\\s+(?:${PREP})\\s+(?:[^\\s,.;:!?：]+\\s+){0,4}?[^\\s,.;:!?：]+` +
+  `(?<![\\p{L}\\p{N}_-])(?:password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha|(?:client[-_ ]?)?secret|api[-_ ]?key|access[-_ ]?key|token)\\s+(?:${PREP})\\s+(?:[^\\s,.;:!?：]+\\s+){0,4}?[^\\s,.;:!?：]+` +
     `(?:\\s*[:=：]\\s*|\\s+(?:is|was|lautet|ist|es|era|est|это|—|–|-)\\s+|\\s*[—–]\\s*)${PW_VALUE}`,
   "dgiu",
 );
@@ -50,6 +50,16 @@ const LOGIN_SLASH_RE = new RegExp(
     `[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s+/\\s+${PW_VALUE}`,
   "dgiu",
 );
+/**
+ * A well-known account name, a slash with spaces around it, the password, with no login word: "the admin panel takes
+ * admin / X", "管理画面には admin / X で入れます". The value must look typed and be 6 or more characters (typedRanges),
+ * so "admin / user roles" is prose; "admin/settings" (no spaces) is a path.
+ */
+const ACCOUNT_SLASH_RE = new RegExp(
+  `(?<![\\p{L}\\p{N}_./-])(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle)\\s+/\\s+${PW_VALUE}`,
+  "dgiu",
+);
+const ACCOUNT_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle) \/ /i;
 /** "user deploy pass X", "login: deploy, pw X": bare pass/pw after a login word and a user name. */
 const LOGIN_PASS_RE = new RegExp(
   `${LOGIN_WORD}\\s*[:=]?\\s*[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s*[,/]?\\s+(?:pass|pw|pwd)\\s*[:=]?\\s+${PW_VALUE}`,
@@ -79,7 +89,7 @@ const PLACEHOLDER_RE =
 
 /** Literal prefilters (no boundaries): a text without any of these cannot match the patterns above. */
 const PW_HINT = new RegExp(`${PW_LATIN}|${PW_OTHER}`, "iu");
-const QUALIFIED_HINT = /password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha/iu;
+const QUALIFIED_HINT = /password|passwort|kennwort|contraseña|clave|passphrase|пароль|senha|secret|api[-_ ]?key|access[-_ ]?key|token/iu;
 const LOGIN_HINT = new RegExp(`${LOGIN_LATIN}|${LOGIN_OTHER}`, "iu");
 
 /** True for a value typed by someone rather than a word: a digit, a symbol, or an inner capital. */
@@ -171,18 +181,21 @@ function typedRanges(text: string, re: RegExp, g: number, minLength = 1): Array<
 
 /**
  * Character ranges [start, end) of credentials given in prose in `text`: values after password words in the
- * seven languages, after a qualified password word ("password for the admin panel is X"), the password of a
- * `login … user / password` pair or of `user X pass Y`, and "with X as the password". Pure, deterministic.
+ * seven languages, after a qualified password or secret word ("password for the admin panel is X", "el client_secret
+ * de la API es X"), the password of a `login … user / password` pair, of a well-known account's `admin / password`
+ * or of `user X pass Y`, and "with X as the password". Pure, deterministic.
  */
 export function passwordRanges(text: string): Array<[number, number]> {
   // Cheap literal tests first: most texts hold no cue word, and the full patterns test a boundary at every position.
   const pw = PW_HINT.test(text);
   const login = LOGIN_HINT.test(text);
-  if (!pw && !login) return [];
+  const account = text.includes(" / ") && ACCOUNT_HINT.test(text);
+  if (!pw && !login && !account) return [];
   return [
     ...(pw ? wordRanges(text) : []),
     ...(pw && QUALIFIED_HINT.test(text) ? typedRanges(text, QUALIFIED_RE, 1) : []),
     ...(login && text.includes("/") ? typedRanges(text, LOGIN_SLASH_RE, 1, 6) : []),
+    ...(account ? typedRanges(text, ACCOUNT_SLASH_RE, 1, 6) : []),
     ...(login ? typedRanges(text, LOGIN_PASS_RE, 1) : []),
     ...(pw && / as /i.test(text) ? typedRanges(text, AS_PASSWORD_RE, 1) : []),
   ];

@@ -84,11 +84,17 @@ describe("numbers past what a run can use, and a file given as a folder (found b
     [["decompose", "examples/AGENTS.md", "--out", "OUT", "--max-tokens", "99999999999999999999"], "triage: --max-tokens is too large, got \"99999999999999999999\""],
     [["compact", "examples/AGENTS.md", "--budget", "99999999999999999999"], "triage: --budget is too large, got \"99999999999999999999\""],
     [["train", "data/test", "-o", "OUT/m.json", "--folds", "99999999999999999999"], "triage: --folds must be at most 1,000,000 (got \"99999999999999999999\")"],
-    [["doctor", "--rules-dir", "README.md"], "triage: --rules-dir README.md: not a folder"],
+    ...["doctor", "status", "dig", "export", "pin", "unpin", "extract", "mcp"].map((cmd) => {
+      const args = { dig: ["dig", "refund"], export: ["export", "--format", "agents"], pin: ["pin", "Never push to main."], unpin: ["unpin", "push"], extract: ["extract", "data/sessions/s2-zh-etl/transcript.jsonl"] }[cmd] ?? [cmd];
+      return [[...args, "--rules-dir", "README.md"], "triage: --rules-dir README.md: is a file, not a folder"] as [string[], string];
+    }),
+    [["mcp", "--project-dir", "OUT/missing"], "triage: --project-dir OUT/missing: no such folder"],
+    [["pin", "x".repeat(2001), "--rules-dir", "OUT/rules"], "triage: pin: the rule is 2,001 characters; at most 2,000 (it is loaded into every session whole)"],
+    [["pin", "Never edit generated code.", "--paths", "../shared/**", "--rules-dir", "OUT/rules", "--type", "constraint"], "triage: pin: \"../shared/**\" leaves the project; paths are relative to the project root"],
   ])("%j is one line and exit 1, not an internal error", (args, message) => {
     const out = tempDir("kt-msg-");
     const r = triage(args.map((a) => a.replace("OUT", out)), { cwd: repo });
-    expect(expectOneLineError(r)).toBe(message);
+    expect(expectOneLineError(r)).toBe(message.replace("OUT", out));
     expect(r.code).toBe(1);
   });
 });

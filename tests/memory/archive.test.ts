@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { archiveDir, archiveTranscript, listArchive, loadArchiveSettings } from "../../scripts/memory/archive/archive.js";
-import { DigIndex, INDEX_TEXT_MAX_CHARS, readMessage } from "../../scripts/memory/archive/dig-index.js";
+import { DigIndex, INDEX_TEXT_MAX_CHARS, readMessage, shortNames } from "../../scripts/memory/archive/dig-index.js";
 import { archivedMessage } from "../../scripts/memory/archive/messages.js";
 import { redactSync } from "../../scripts/memory/redact.js";
 
@@ -236,5 +236,30 @@ describe("dig", () => {
     // The archived transcript itself stays byte-exact (git-ignored).
     expect(readFileSync(join(archiveDir(rulesDir), "k", "transcript.jsonl"), "utf8")).toContain(key);
     expect(existsSync(join(archiveDir(rulesDir), ".gitignore"))).toBe(true);
+  });
+});
+
+describe("dig ids", () => {
+  it("two sessions whose folders share their first 8 characters get ids that tell them apart, and find() returns each", async () => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(en, transcript);
+    const a = "5f1c9e2a-0b7d-4c11-9e55-aaaaaaaaaaaa";
+    const b = "5f1c9e2a-0b7d-4c11-9e55-bbbbbbbbbbbb";
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: a });
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: b });
+    const ix = DigIndex.load(archiveDir(rulesDir));
+    const hits = ix.search("refund", 50);
+    const ids = new Set(hits.map((h) => h.id));
+    expect(hits.some((h) => h.session === a) && hits.some((h) => h.session === b)).toBe(true);
+    expect(ids.size).toBe(hits.length);
+    for (const h of hits) expect(ix.find(h.id)?.session).toBe(h.session);
+    expect(hits.find((h) => h.session === a)?.id.startsWith("5f1c9e2a-0b7d-4c11-9e55-a:")).toBe(true);
+  });
+
+  it("a session alone keeps the 8-character short name", () => {
+    expect(shortNames(["0123456789abcdef", "fedcba9876543210"])).toEqual(
+      new Map([["0123456789abcdef", "01234567"], ["fedcba9876543210", "fedcba98"]]),
+    );
+    expect(shortNames(["abc", "abd"]).get("abc")).toBe("abc");
   });
 });

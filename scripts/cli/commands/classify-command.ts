@@ -17,11 +17,13 @@ export type ClassifyRow = ClassifyRowJson;
 const round = (x: number): number => Math.round(x * 1e4) / 1e4;
 
 /**
- * Bytes of V8 heap a classify run holds per character of input at its peak (units, their features in
- * turn, rows with five scores; measured: 120 MB of markdown peaked at 3.4 GB, 30 MB at 1.5 GB). Input
- * that would not fit the heap is refused with one line instead of Node's out-of-memory abort.
+ * Bytes of V8 heap a classify run may hold per character of input at its peak. Classify streams (units in
+ * batches, rows written as they are made) and keeps UTF-8 input as bytes outside the heap: 50 MB of markdown
+ * classified with `--json` inside an 88 MiB heap limit (`node --max-old-space-size=40`), under 2 bytes per
+ * character; 4 leaves room for UTF-16 input, which is decoded whole into a string. Input that would not fit the
+ * heap is refused with one line instead of Node's out-of-memory abort.
  */
-export const HEAP_BYTES_PER_CHAR = 32;
+export const HEAP_BYTES_PER_CHAR = 4;
 /** Inputs smaller than this in total are not checked (the check loads node:v8, ~4 ms). */
 const HEAP_CHECK_FROM_CHARS = 8 * 1024 * 1024;
 

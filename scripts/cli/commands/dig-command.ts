@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { writeStdout } from "../../io/text-io.js";
-import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
-import { projectDirFrom } from "../../io/project-folders.js";
+import { rulesDirFrom } from "../../io/project-folders.js";
 
 interface DigFlags {
   k?: string;
@@ -27,7 +26,7 @@ export function registerDig(program: Command): void {
       const { archiveDir } = await import("../../memory/archive/archive.js");
       if (words[0] === "read" && words.length === 1) throw new UsageError("dig read: missing id (ids come from `triage dig \"<query>\"`)");
       const { DigIndex, readMessage } = await import("../../memory/archive/dig-index.js");
-      const root = archiveDir(opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())));
+      const root = archiveDir(rulesDirFrom(opts.rulesDir, process.cwd()));
       const index = DigIndex.load(root);
       if (words[0] === "read" && words.length === 2) {
         const id = words[1] as string;

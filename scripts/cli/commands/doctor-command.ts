@@ -1,10 +1,9 @@
-import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
-import { TriageError, UsageError } from "../../errors.js";
+import { TriageError } from "../../errors.js";
 import { writeStdout } from "../../io/text-io.js";
 import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
-import { projectDirFrom } from "../../io/project-folders.js";
+import { projectDirFrom, rulesDirFrom } from "../../io/project-folders.js";
 
 /** `triage doctor [--rules-dir DIR] [--json]`: wiring and lint (scripts/cli/doctor.ts); exit 3 when it finds a problem. */
 export function registerDoctor(program: Command): void {
@@ -16,8 +15,7 @@ export function registerDoctor(program: Command): void {
     .action(async (opts: { rulesDir?: string; json?: boolean }) => {
       const { checkWiring, lintProject } = await import("../doctor.js");
       const project = projectDirFrom(process.cwd());
-      const rulesDir = opts.rulesDir ?? defaultRulesDir(project);
-      if (existsSync(rulesDir) && !statSync(rulesDir).isDirectory()) throw new UsageError(`--rules-dir ${rulesDir}: not a folder`);
+      const rulesDir = opts.rulesDir === undefined ? defaultRulesDir(project) : rulesDirFrom(opts.rulesDir, process.cwd());
       const findings = [...checkWiring(project), ...lintProject(rulesDir, project).map((p) => ({ ok: false, file: p.file, message: `${p.code}: ${p.message}` }))];
       const problems = findings.filter((f) => !f.ok);
       if (opts.json) writeStdout(`${JSON.stringify({ problems: problems.length, findings })}\n`);

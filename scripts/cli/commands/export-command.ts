@@ -1,12 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
-import { defaultRulesDir } from "../../paths.js";
 import { EXPORT_FORMATS, exportRules, planExportChecked, type ExportFormat } from "../../memory/store/export-rules.js";
 import { readRuleFiles } from "../../memory/store/pinned-rules.js";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible, visibleName } from "../../terminal.js";
-import { projectDirFrom } from "../../io/project-folders.js";
+import { rulesDirFrom } from "../../io/project-folders.js";
 
 /** `triage export --format cursor|copilot|windsurf|agents|gemini [--rules-dir DIR] [--out DIR] [--stdout]`. */
 export function registerExport(program: Command): void {
@@ -22,7 +21,7 @@ export function registerExport(program: Command): void {
       if (opts.stdout && opts.out !== undefined) throw new UsageError("give either --out DIR or --stdout, not both");
       if (!(EXPORT_FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}`);
       const format = opts.format as ExportFormat;
-      const rulesDir = opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd()));
+      const rulesDir = rulesDirFrom(opts.rulesDir, process.cwd());
       // A missing rules folder is a mistake (a typo), not "no rules": exporting from it would remove
       // the previously exported files.
       if (!existsSync(rulesDir) || !statSync(rulesDir).isDirectory()) throw new UsageError(`no rules folder at ${rulesDir}`);

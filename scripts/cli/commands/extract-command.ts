@@ -4,10 +4,9 @@ import { UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible, visibleName } from "../../terminal.js";
-import { defaultRulesDir } from "../../paths.js";
 import { extractTranscript, lazyClassifier } from "../../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../../memory/pipeline/deadline.js";
-import { projectDirFrom } from "../../io/project-folders.js";
+import { rulesDirFrom } from "../../io/project-folders.js";
 
 /** Bytes read from the start of a file to tell whether it is a transcript at all. */
 const SNIFF_BYTES = 64 * 1024;
@@ -88,7 +87,7 @@ export function registerExtract(program: Command): void {
       assertLooksLikeTranscript(transcript);
       // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
       const opts = cmd.optsWithGlobals<ExtractCliOptions>();
-      const rulesDir = opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd()));
+      const rulesDir = rulesDirFrom(opts.rulesDir, process.cwd());
       const llmTimeoutMs = Number(opts.llmTimeout ?? 10000);
       if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs <= 0) throw new UsageError(`--llm-timeout must be a positive whole number of ms, got '${opts.llmTimeout}'`);
       const deadline = maxSecondsDeadline(opts.maxSeconds);

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import { loadClassifier } from "../../io/model-file.js";
 import { defaultRulesDir } from "../../paths.js";
+import { existingFolder, rulesDirFrom } from "../../io/project-folders.js";
 
 /**
  * `triage mcp [--project-dir DIR] [--rules-dir DIR] [--model PATH]`: the MCP server on stdio (scripts/mcp/). The
@@ -17,8 +18,8 @@ export function registerMcp(program: Command): void {
     .action(async (_o: unknown, cmd: Command) => {
       // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
       const opts = cmd.optsWithGlobals<{ projectDir?: string; rulesDir?: string; model?: string }>();
-      const projectDir = resolve(opts.projectDir ?? (process.env.CLAUDE_PROJECT_DIR || process.cwd()));
-      const rulesDir = resolve(opts.rulesDir ?? defaultRulesDir(projectDir));
+      const projectDir = resolve(opts.projectDir === undefined ? process.env.CLAUDE_PROJECT_DIR || process.cwd() : existingFolder(opts.projectDir, "--project-dir"));
+      const rulesDir = resolve(opts.rulesDir === undefined ? defaultRulesDir(projectDir) : rulesDirFrom(opts.rulesDir, projectDir));
       let classifier: ReturnType<typeof loadClassifier> | undefined;
       // The server is dist/mcp.mjs beside the bundle (scripts/build/build.mjs: kept out of dist/triage.mjs so its
       // MCP SDK costs the other commands no parse time); under tsx, the TypeScript source. Not a literal: esbuild

@@ -3,9 +3,8 @@ import { UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible } from "../../terminal.js";
-import { defaultRulesDir } from "../../paths.js";
 import { lazyClassifier } from "../../memory/pipeline/extract-api.js";
-import { projectDirFrom } from "../../io/project-folders.js";
+import { rulesDirFrom } from "../../io/project-folders.js";
 
 /** `triage pin "<text>" [--type constraint|procedural] [--paths GLOB...] --rules-dir DIR [--json]`. */
 export function registerPin(program: Command): void {
@@ -25,7 +24,7 @@ export function registerPin(program: Command): void {
       const { pinRule } = await import("../../memory/store/pin-rule.js");
       const r = await pinRule({
         text,
-        rulesDir: opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())),
+        rulesDir: rulesDirFrom(opts.rulesDir, process.cwd()),
         type: opts.type as "constraint" | "procedural" | undefined,
         paths: opts.paths,
         classifier: lazyClassifier(() => loadClassifier(opts.model)),

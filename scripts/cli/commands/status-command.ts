@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { writeStdout } from "../../io/text-io.js";
-import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
-import { projectDirFrom } from "../../io/project-folders.js";
+import { rulesDirFrom } from "../../io/project-folders.js";
 
 /** `triage status [--rules-dir DIR] [--json]`: see scripts/memory/store/status-report.ts. */
 export function registerStatus(program: Command): void {
@@ -13,7 +12,7 @@ export function registerStatus(program: Command): void {
     .option("--json", "print the status as JSON (null where never measured)")
     .action(async (opts: { rulesDir?: string; json?: boolean }) => {
       const { collectStatus, renderStatus } = await import("../../memory/store/status-report.js");
-      const s = collectStatus(opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())));
+      const s = collectStatus(rulesDirFrom(opts.rulesDir, process.cwd()));
       writeStdout(opts.json ? `${JSON.stringify(s)}\n` : visible(renderStatus(s)));
     });
 }

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
-import { defaultRulesDir } from "../../paths.js";
 import { visible } from "../../terminal.js";
-import { projectDirFrom } from "../../io/project-folders.js";
+import { rulesDirFrom } from "../../io/project-folders.js";
 
 /** `triage unpin "<text or id>" [--rules-dir DIR] [--json]`: retire one pinned rule (recorded in the sidecar store). */
 export function registerUnpin(program: Command): void {
@@ -14,7 +13,7 @@ export function registerUnpin(program: Command): void {
     .option("--json", "print the result as JSON")
     .action(async (query: string, opts: { rulesDir?: string; json?: boolean }) => {
       const { unpinRule } = await import("../../memory/store/pin-rule.js");
-      const r = await unpinRule({ query, rulesDir: opts.rulesDir ?? defaultRulesDir(projectDirFrom(process.cwd())) });
+      const r = await unpinRule({ query, rulesDir: rulesDirFrom(opts.rulesDir, process.cwd()) });
       for (const w of r.warnings) stderrLine(w);
       if (opts.json) {
         writeStdout(`${JSON.stringify(r)}\n`);

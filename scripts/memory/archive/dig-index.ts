@@ -98,10 +98,33 @@ interface Doc extends IndexRecord {
   session: string;
 }
 
-/** Message id shown to the user: first 8 chars of the session folder, the file generation when not the first, the byte offset. */
-function idOf(d: Doc): string {
+/**
+ * Message id shown to the user: the session folder's short name (see shortNames), the file generation when not the
+ * first, the byte offset.
+ */
+function idOf(d: Doc, short: ReadonlyMap<string, string>): string {
   const gen = /^transcript-(\d+)\.jsonl$/.exec(d.f)?.[1];
-  return `${d.session.slice(0, 8)}:${gen ? `${gen}:` : ""}${d.o}`;
+  return `${short.get(d.session) ?? d.session}:${gen ? `${gen}:` : ""}${d.o}`;
+}
+
+/**
+ * Short name of each session folder, as git shortens hashes: its first 8 characters, or as many more as it takes to
+ * tell it from every other folder that starts the same (session ids are UUIDs, so almost always 8). Input: folder
+ * names; output: name -> short name.
+ */
+export function shortNames(sessions: readonly string[]): Map<string, string> {
+  const sorted = [...new Set(sessions)].sort();
+  const out = new Map<string, string>();
+  const common = (a = "", b = ""): number => {
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i]) i++;
+    return i;
+  };
+  sorted.forEach((name, i) => {
+    const need = Math.max(common(name, sorted[i - 1]), common(name, sorted[i + 1])) + 1;
+    out.set(name, name.slice(0, Math.max(8, need)));
+  });
+  return out;
 }
 
 /** Characters of a result snippet. */
@@ -117,6 +140,7 @@ export class DigIndex {
   /** Bytes of each session's index.jsonl taken in so far: up to the end of its last complete line. */
   private readonly taken = new Map<string, number>();
   private lenSum = 0;
+  private short = new Map<string, string>();
 
   /** Load every `archive/<session>/index.jsonl` under `archiveRoot` (missing folder: empty index). Invalid records are skipped. */
   static load(archiveRoot: string): DigIndex {
@@ -179,6 +203,7 @@ export class DigIndex {
       }
     }
     this.avgdl = this.lenSum / (this.lens.length || 1) || 1;
+    this.short = shortNames([...this.taken.keys()]);
     return true;
   }
 
@@ -231,13 +256,13 @@ export class DigIndex {
     const words = terms(query);
     return ranked.slice(0, Math.max(0, k)).map(([i, s]) => {
       const d = this.docs[i] as Doc;
-      return { id: idOf(d), session: d.session, role: d.r, timestamp: d.t ?? null, score: Math.round(s * 1000) / 1000, snippet: snippet(d.x, words) };
+      return { id: idOf(d, this.short), session: d.session, role: d.r, timestamp: d.t ?? null, score: Math.round(s * 1000) / 1000, snippet: snippet(d.x, words) };
     });
   }
 
   /** The record with this id (see idOf), or null. */
   find(id: string): Doc | null {
-    return this.docs.find((d) => idOf(d) === id) ?? null;
+    return this.docs.find((d) => idOf(d, this.short) === id) ?? null;
   }
 }
 

@@ -11,7 +11,7 @@
  * refuses (ExportConflictError) to replace or remove one that was edited since, unless `force`.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, unlinkSync } from "node:fs";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { dirname, join, resolve, sep } from "node:path";
 import * as z from "zod/mini";
@@ -20,7 +20,8 @@ import { globSlug } from "../render.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned-rules.js";
 import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError, WriteError } from "../../errors.js";
-import { makeDirs } from "../../io/write-files.js";
+import { makeDirs, replaceAtomically } from "../../io/write-files.js";
+import { decodeBytes, inFormOf } from "../../io/text-io.js";
 export { ExportConflictError };
 
 /** Supported export formats. */
@@ -229,8 +230,82 @@ export function mergeBlock(existing: string | null, block: string): string {
 }
 
 
-/** A project file export may replace (AGENTS.md, an exported .mdc): regular files only, capped; ReadError otherwise. */
-const readText = (p: string): string => readFileCapped(p, { maxBytes: INPUT_MAX_BYTES }).toString("utf8");
+/**
+ * A project file export may change (AGENTS.md, an exported .mdc), as found: `text` decoded from UTF-8 (a UTF-8
+ * byte-order mark kept in it) or, after a UTF-16 byte-order mark, from UTF-16 (`utf16` says which, so the file is
+ * written back the same way). Regular files only, capped; ReadError otherwise.
+ */
+interface FoundText {
+  text: string;
+  utf16: "utf-16le" | "utf-16be" | null;
+}
+function readFound(p: string): FoundText {
+  const bytes = readFileCapped(p, { maxBytes: INPUT_MAX_BYTES });
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
+  return { text: utf16 ? decodeBytes(bytes, p).text : bytes.toString("utf8"), utf16 };
+}
+const readText = (p: string): string => readFound(p).text;
+
+/** `text` encoded as `like` was: UTF-8, or UTF-16 in its byte order after a byte-order mark. */
+function encodeLike(text: string, like: FoundText | null): Buffer {
+  if (!like?.utf16) return Buffer.from(text, "utf8");
+  const le = Buffer.from(`\uFEFF${text}`, "utf16le");
+  return like.utf16 === "utf-16le" ? le : le.swap16();
+}
+
+/**
+ * Merge or remove our block in a found file's text, keeping its form: a file whose line breaks are all CRLF gets
+ * CRLF in the block too (io/text-io.ts inFormOf); any other file keeps its bytes outside the block as they are.
+ */
+function inFoundForm(found: FoundText | null, edit: (lfText: string | null) => string | null): string | null {
+  if (found === null) return edit(null);
+  const lf = found.text.split("\n").length - 1;
+  const crlfOnly = lf > 0 && found.text.split("\r\n").length - 1 === lf;
+  const out = edit(crlfOnly ? found.text.replace(/\r\n/g, "\n") : found.text);
+  return out === null || !crlfOnly ? out : inFormOf(found.text, out);
+}
+
+/**
+ * The file a write to project path `p` changes: `p` itself, or, when `p` is a symbolic link (AGENTS.md linked to
+ * CLAUDE.md is common), the file it points to, so the link stays a link. Throws WriteError when that file is
+ * outside `projectDir` (export writes only inside the project).
+ */
+function writeTarget(p: string, projectDir: string): string {
+  let isLink = false;
+  try {
+    isLink = lstatSync(p).isSymbolicLink();
+  } catch {
+    return p; // missing: created as a plain file
+  }
+  if (!isLink) return p;
+  let target: string;
+  try {
+    target = realpathSync(p);
+  } catch {
+    target = resolve(dirname(p), readlinkSync(p)); // a dangling link: its target is created
+  }
+  let root = resolve(projectDir);
+  try {
+    root = realpathSync(projectDir);
+  } catch {
+    // keep the resolved path
+  }
+  if (target !== root && !target.startsWith(root + sep)) {
+    throw new WriteError(p, `it is a symbolic link to ${target}, outside the project (export writes only inside ${root})`);
+  }
+  return target;
+}
+
+/** Write `text` to `target` in the form of `like` (encoding) unless the bytes there are already the same. */
+function writeFoundIfChanged(target: string, text: string, like: FoundText | null): void {
+  const bytes = encodeLike(text, like);
+  try {
+    if (readFileCapped(target, { maxBytes: INPUT_MAX_BYTES }).equals(bytes)) return;
+  } catch {
+    // missing or not a regular file: write it
+  }
+  replaceAtomically(target, bytes);
+}
 
 /** `<rulesDir>/.state/export.json`: sha256 (hex) of each whole file export wrote, by absolute path. */
 const ExportStateSchema = z.object({
@@ -320,10 +395,12 @@ export function exportRules(
   const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
-    const content = f.block ? mergeBlock(existsSync(p) ? readText(p) : null, f.content) : f.content;
+    const target = writeTarget(p, projectDir);
+    const found = f.block && existsSync(target) ? readFound(target) : null;
+    const content = f.block ? (inFoundForm(found, (text) => mergeBlock(text, f.content)) as string) : f.content;
     writing(p, () => {
-      makeDirs(dirname(p));
-      writeIfChanged(p, content);
+      makeDirs(dirname(target));
+      writeFoundIfChanged(target, content, found);
     });
     if (!f.block) next[resolve(p)] = sha256(content);
     files.push(p);
@@ -334,10 +411,12 @@ export function exportRules(
     removed.push(p);
   }
   for (const p of staleBlocks) {
-    const text = readText(p);
-    const rest = removeBlock(text);
-    if (rest === text) continue;
-    writing(p, () => (rest === null ? unlinkSync(p) : writeIfChanged(p, rest)));
+    const target = writeTarget(p, projectDir);
+    const found = readFound(target);
+    const rest = inFoundForm(found, (text) => removeBlock(text as string));
+    if (rest === found.text) continue;
+    // A file that held only our block goes; behind a symbolic link, the file it points to is emptied instead.
+    writing(p, () => (rest === null && target === p ? unlinkSync(p) : writeFoundIfChanged(target, rest ?? "", found)));
     removed.push(`${p} (managed block)`);
   }
   const otherFormats = state.blocks.filter((p) => !ours(p));

@@ -34,13 +34,26 @@ export interface PinReport {
   warnings: string[];
 }
 
-/** Pin a rule (see module doc). Throws UsageError for empty text or a glob that normalises to nothing. */
+/**
+ * Longest rule `pin` takes, in characters (`triage pin` and the MCP tool alike): a pinned rule is loaded into every
+ * session whole, and 2,000 characters is several paragraphs, more than any rule in data/sessions.
+ */
+export const PIN_MAX_CHARS = 2000;
+
+/**
+ * Pin a rule (see module doc). Throws UsageError for empty text, text over PIN_MAX_CHARS, a glob that normalises to
+ * nothing or one that leaves the project (a `..` segment).
+ */
 export async function pinRule(opts: PinOptions): Promise<PinReport> {
   const raw = opts.text.replace(/\r\n?/g, "\n").trim();
   if (raw === "") throw new UsageError("pin: the rule text is empty");
+  if (raw.length > PIN_MAX_CHARS) {
+    throw new UsageError(`pin: the rule is ${raw.length.toLocaleString("en")} characters; at most ${PIN_MAX_CHARS.toLocaleString("en")} (it is loaded into every session whole)`);
+  }
   const globs = [...new Set((opts.paths ?? []).map((p) => {
     const g = normaliseGlob(p);
     if (!g) throw new UsageError(`pin: "${p}" is not a path or glob`);
+    if (g.split("/").includes("..")) throw new UsageError(`pin: "${p}" leaves the project; paths are relative to the project root`);
     return g;
   }))].sort();
   if (globs.length > 0 && isUserRulesDir(opts.rulesDir)) {
