@@ -6,7 +6,7 @@
  * decomposition locality violations (against the rules decompose found, and against gold rules) with
  * copies per partition, retrieval recall@50 of in-scope rules, and operator call times.
  * "End-to-end" recall counts gold constraint + procedural units present byte for byte (line-aligned);
- * "classifier pins" counts the units our rule decision (isRule, on decideUnits output) pinned.
+ * "classifier pins" counts the units compaction pinned (policy.ts isPinned on decideUnits output: rules and near-rules).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +21,7 @@ import { bm25Index, terms } from "../scripts/operators/bm25.js";
 import { compact } from "../scripts/operators/compact.js";
 import { type Decomposition, decompose, governs, scopeHeadings, type Partition } from "../scripts/operators/decompose.js";
 import { buildLayout } from "../scripts/operators/layout.js";
-import { decideUnits, isRule } from "../scripts/operators/policy.js";
+import { decideUnits, isPinned } from "../scripts/operators/policy.js";
 import { retrieve } from "../scripts/operators/retrieve.js";
 import { frontmatterGlobs, headingTopic, inferUnitScope, matchesPath, type Scope } from "../scripts/operators/scope.js";
 import { LineLabelSchema } from "../scripts/cli/json-output.js";
@@ -70,7 +70,7 @@ for (const f of readdirSync(DATA).sort()) {
 }
 
 const present = (out: string, text: string): boolean => `\n${out}`.includes(`\n${text}\n`);
-const pinnedTexts = (units: ClassifiedUnit[]): string[] => units.filter((u) => isRule(u)).map((u) => u.text);
+const pinnedTexts = (units: ClassifiedUnit[]): string[] => units.filter((u) => isPinned(u)).map((u) => u.text);
 const ratio = (a: number, b: number): string => (b === 0 ? "n/a" : (a / b).toFixed(3));
 const sourceOf = (units: readonly ClassifiedUnit[]): string => (units.length ? `${units.map((u) => u.text).join("\n")}\n` : "");
 

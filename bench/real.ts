@@ -3,13 +3,12 @@
  * memory files rebuilt into .cache/real by `npx tsx bench/real/rebuild.ts`. Prints macro-F1, per-class
  * precision/recall/F1, the confusion matrix, macro-F1 per language and per file kind, rule-vs-not-rule
  * and constraint operating points, and the authored test split, each beside issue 12's floor. Then
- * runs bench/real-compact.ts (compaction on the same files) when that file exists.
+ * compaction on the same files (bench/real-compact.ts measureRealCompaction, at the default keep threshold).
  * Options: --model FILE, --cache DIR (default .cache/real), --errors N (list N misclassified lines).
  * Without the cache it says how to build it and exits 0 (CI has no snapshots).
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { evaluateDocs } from "../scripts/engine/evaluate.js";
 import { modelClassifier } from "../scripts/engine/inference.js";
 import { formatMetrics } from "../scripts/engine/metrics.js";
@@ -18,6 +17,7 @@ import { loadLabelledData } from "../scripts/io/labelled-data.js";
 import { readModel } from "../scripts/io/model-file.js";
 import { defaultModelPath } from "../scripts/paths.js";
 import { fitDecisionOffsets } from "../scripts/engine/train.js";
+import { formatRealCompaction, measureRealCompaction } from "./real-compact.js";
 import { benchArg, FLOORS, groupedDevOffsets, heldOutClassifiers, presentMacroF1, loadRealSet, realReport, scoreDocs, REAL_CACHE_DIR } from "./real-lib.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -126,9 +126,8 @@ if (nErrors > 0) {
   }
 }
 
-// Compaction on the same files (bench/real-compact.ts, when present).
-const compact = join(root, "bench", "real-compact.ts");
-if (existsSync(compact)) {
-  console.log("");
-  await import(pathToFileURL(compact).href);
+// Compaction on the same files (bench/real-compact.ts; the model held out per file as above).
+{
+  const c = measureRealCompaction(heldOut.classifierFor, cacheDir);
+  if (c) console.log(`\n${formatRealCompaction(c).trimEnd()}`);
 }

@@ -8,7 +8,7 @@ import { CompactionUnsafeError } from "../errors.js";
 import { compressText, protectedTokens } from "./compress.js";
 import { nearDuplicates } from "./merge.js";
 import { buildLayout, closeOver, lineCost, measureEmitted, renderEmitted, renderUnit } from "./layout.js";
-import { isRule, valuesFromTerms } from "./policy.js";
+import { isPinned, PIN_MASS, valuesFromTerms } from "./policy.js";
 import { termHashes } from "./bm25.js";
 
 /**
@@ -64,6 +64,8 @@ export interface CompactOptions {
   mergePreference?: number;
   /** Repeated beliefs are merged at Jaccard >= this (default 0.85). */
   mergeBelief?: number;
+  /** Units with rule mass >= this are kept byte for byte besides the rules (policy.ts isPinned; default PIN_MASS; above 1: rules alone). */
+  pinMass?: number;
 }
 
 const KEEP = 0;
@@ -78,7 +80,8 @@ interface Op {
 
 /**
  * Compact classified units (one file, source order, as decideUnits returns them) to the budget.
- * Rules (isRule) and frontmatter are kept byte for byte, and so are the parent items and lead-in
+ * Rules and near-rules (policy.ts isPinned: the argmax says rule, or the rule mass reaches pinMass) and
+ * frontmatter are kept byte for byte, and so are the parent items and lead-in
  * lines they need; a heading is never kept for itself, only with content of its section. Then, until
  * the text fits: episodic units are dropped, near-duplicate preferences and repeated beliefs merged,
  * beliefs then preferences compressed within meaning (compressText), then preferences and beliefs
@@ -96,7 +99,7 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   for (let i = 0; i < n; i++) {
     const u = units[i] as ClassifiedUnit;
     // Frontmatter and block HTML comments (our own export markers among them) are kept as written.
-    if (u.kind === "frontmatter" || u.kind === "comment" || isRule(u) || (u.kind !== "code" && importsFile(u.text))) pinned[i] = 1;
+    if (u.kind === "frontmatter" || u.kind === "comment" || isPinned(u, opts.pinMass ?? PIN_MASS) || (u.kind !== "code" && importsFile(u.text))) pinned[i] = 1;
     else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
   }
   const original = units.map((u) => renderUnit(u, u.text));

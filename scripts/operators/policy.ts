@@ -1,7 +1,8 @@
 /**
  * The one answer to "is this unit a rule", and the value of a droppable unit. classify, compact,
  * decompose and retrieve all take their units from decideUnits, so they give the same type for the
- * same unit of the same file, and every operator asks isRule. The argmax itself is engine/classify.ts
+ * same unit of the same file, and every operator asks isRule; compaction also keeps near-rules word for
+ * word (isPinned, PIN_MASS) without changing their type. The argmax itself is engine/classify.ts
  * topType (also used by evaluation and by extraction's classifierType); extraction keeps a transcript
  * sentence by its durability score (memory/durability.ts), since a sentence is not a unit of a file.
  */
@@ -51,6 +52,30 @@ export function decideUnits(units: readonly Unit[], classifier: Classifier, opts
  */
 export function isRule(u: ClassifiedUnit): boolean {
   return RULE_TYPES.has(u.type) && u.kind !== "heading" && u.kind !== "frontmatter";
+}
+
+/**
+ * Compaction's default keep threshold on rule mass (P(constraint) + P(procedural)), a probability. A unit
+ * the argmax calls a belief, preference or episode but that still carries this much rule probability is
+ * kept verbatim by compaction (isPinned): losing a rule is the failure compaction exists to prevent, so
+ * compaction spends part of its budget on the units most likely to be rules the argmax missed. Chosen on
+ * the real dev set by `npx tsx bench/real-compact.ts --sweep`: grouped 5-fold over its files, each fold's
+ * threshold chosen on the other four (the lowest cut whose median smallest accepted ratio stays <= 0.60,
+ * issue 12's floor); the folds chose 0.20 to 0.30, and this is their median (references/operators.md,
+ * "Real files"). Re-run the sweep when the model is retrained: the cut is on its probabilities.
+ */
+export const PIN_MASS = 0.25;
+
+/**
+ * True when compaction must keep a unit byte for byte: a rule (isRule), or a content unit (not a heading,
+ * the frontmatter, a table header or structure) whose rule mass reaches `pinMass` (a probability; above 1
+ * the argmax alone decides). The unit's type is not changed: classify, decompose and retrieve still report
+ * its argmax type, and compaction reports it as that type, pinned.
+ */
+export function isPinned(u: ClassifiedUnit, pinMass = PIN_MASS): boolean {
+  if (isRule(u)) return true;
+  if (u.type === "structure" || u.kind === "heading" || u.kind === "frontmatter" || u.kind === "table-header") return false;
+  return ruleMass(u.scores) >= pinMass;
 }
 
 /**

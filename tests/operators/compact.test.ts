@@ -8,13 +8,13 @@ import { segment } from "../../scripts/engine/units.js";
 import { CompactionUnsafeError } from "../../scripts/errors.js";
 import { compact } from "../../scripts/operators/compact.js";
 import { renderUnit } from "../../scripts/operators/layout.js";
-import { isRule } from "../../scripts/operators/policy.js";
+import { isPinned } from "../../scripts/operators/policy.js";
 import { goldClassifier, memoryDoc, parseLabels, poolClassifier } from "./gen.js";
 
 const FIXTURE = readFileSync(new URL("../fixtures/operators/claude-coding.md", import.meta.url), "utf8");
 const GOLD = goldClassifier(parseLabels(readFileSync(new URL("../fixtures/operators/claude-coding.labels.jsonl", import.meta.url), "utf8")));
 const classify = (text: string): ClassifiedUnit[] => classifyMarkdown(text, poolClassifier);
-const pinnedTexts = (units: ClassifiedUnit[]): string[] => units.filter((u) => isRule(u) || u.kind === "frontmatter").map((u) => renderUnit(u, u.text));
+const pinnedTexts = (units: ClassifiedUnit[]): string[] => units.filter((u) => isPinned(u) || u.kind === "frontmatter").map((u) => renderUnit(u, u.text));
 
 /** Compact or return null on COMPACTION_UNSAFE (after checking the error's numbers). */
 function tryCompact(units: ClassifiedUnit[], budget: number) {

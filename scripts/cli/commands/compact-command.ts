@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { resolveBudget } from "../../engine/budget.js";
 import { segment } from "../../engine/units.js";
-import { decideUnits } from "../../operators/policy.js";
+import { decideUnits, PIN_MASS } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
@@ -73,7 +73,7 @@ export function registerCompact(program: Command): void {
     .option("-o, --output <file>", "write the compacted markdown here (default, or -: stdout)")
     .option("--json", "print a JSON report (budget, sizes, per-unit action) instead of the text")
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
-    .option("--pin-mass <p>", "also count units with P(constraint)+P(procedural) >= p as rules (default: the classifier's type alone)")
+    .option("--pin-mass <p>", `also keep word for word units with P(constraint)+P(procedural) >= p (default ${PIN_MASS}; 1.01: the rules alone); types are not changed`)
     .option("--force", "allow -o to overwrite an existing file (even the input)")
     .action((file: string, opts: CompactFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
@@ -83,10 +83,10 @@ export function registerCompact(program: Command): void {
       for (const w of input.warnings) stderrLine(`warning: ${w}`);
       const budget = compactBudget(opts);
       const pinMass = pinMassFlag(opts.pinMass);
-      const units = decideUnits(segment(input.text), loadClassifier(opts.model), { pinMass });
+      const units = decideUnits(segment(input.text), loadClassifier(opts.model));
       let result: ReturnType<typeof compact>;
       try {
-        result = compact(units, { budget }); // throws CompactionUnsafeError: nothing written
+        result = compact(units, { budget, pinMass }); // throws CompactionUnsafeError: nothing written
       } catch (e) {
         if (opts.json && e instanceof CompactionUnsafeError) {
           const error = CompactErrorSchema.parse({ file, error: { code: e.code, message: e.message, budget: e.budget, needed: e.needed, smallestRatio: e.smallestRatio, unfit: e.unfit } });
