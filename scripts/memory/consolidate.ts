@@ -775,8 +775,11 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     const r = sim.rule;
     if (sim.jaccard < DUPLICATE_JACCARD || !sameGlobs(r.globs, st.globs) || r.polarity !== polarity) continue;
     const rt = sim.terms;
+    // A pinned rule is the user's explicit words: only a restatement with the same terms is a duplicate of it ("Do not
+    // use tabs in YAML." is not "Never use tabs."; transcript lines merge at DUPLICATE_JACCARD).
+    const sameTerms = terms.join(" ") === rt.join(" ") && terms.length > 0;
     const dup =
-      ((terms.join(" ") === rt.join(" ") && terms.length > 0) || sim.jaccard >= DUPLICATE_JACCARD) &&
+      (st.origin === "pin" ? sameTerms : sameTerms || sim.jaccard >= DUPLICATE_JACCARD) &&
       !identifiersDiffer(st.text, r.text) &&
       !templateSubstitution(st.text, r.text);
     if (!dup) continue;

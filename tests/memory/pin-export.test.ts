@@ -132,3 +132,16 @@ describe("export", () => {
     expect(existsSync(join(d, ".cursor/rules/knowledge-triage.mdc"))).toBe(true);
   });
 });
+
+describe("pin keeps the user's words (found by a fresh-user pass: 'already pinned' for a rule it never saved)", () => {
+  it("a narrower or reworded rule is its own rule; only the same terms are 'already pinned'", async () => {
+    const rd = join(dir(), "rules");
+    const pin = (text: string) => pinRule({ text, rulesDir: rd, classifier: regexClassifier, type: "constraint" });
+    expect((await pin("Never use tabs.")).status).toBe("added");
+    expect((await pin("Do not use tabs in YAML.")).status).toBe("added");
+    expect((await pin("Use spaces, not tabs.")).status).toBe("added");
+    expect((await pin("never use tabs")).status).toBe("exists");
+    const text = readFileSync(join(rd, "constraints.md"), "utf8");
+    for (const rule of ["Never use tabs.", "Do not use tabs in YAML.", "Use spaces, not tabs."]) expect(text).toContain(`- ${rule}\n`);
+  });
+});
