@@ -88,3 +88,17 @@ describe("export through symbolic links", () => {
     expect(lstatSync(join(d, "AGENTS.md")).isSymbolicLink()).toBe(true);
   });
 });
+
+describe("export never copies a secret out of a hand-written rule file", () => {
+  it("the token is [REDACTED] in AGENTS.md and the plan warns", async () => {
+    const { d, rd } = project();
+    const token = `ghp_${"aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789".slice(0, 36)}`;
+    writeFileSync(join(rd, "hand.md"), `- Deploy with token ${token} only.\n`);
+    const r = exportRules(rd, d, "agents");
+    const agents = readFileSync(join(d, "AGENTS.md"), "utf8");
+    expect(agents).not.toContain(token);
+    expect(agents).toContain("- Deploy with token [REDACTED] only.");
+    expect(agents).toContain("- Never push to main.");
+    expect(r.warnings.join("\n")).toMatch(/1 rule in the rules folder holds a secret/);
+  });
+});

@@ -17,6 +17,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import * as z from "zod/mini";
 import { expandBraces } from "../../operators/globs.js";
 import { globSlug } from "../render.js";
+import { redactSync } from "../redact.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned-rules.js";
 import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError, WriteError } from "../../errors.js";
@@ -128,13 +129,26 @@ export function planExport(format: ExportFormat, files: ParsedRuleFile[]): Expor
  * WINDSURF_MAX_CHARS (split into `-2`, `-3`… parts); AGENTS.md within CODEX_MAX_BYTES counting
  * `otherBytes` (the user's own text in AGENTS.md), else folder-scoped rules move to nested
  * `<folder>/AGENTS.md` blocks, else a warning; brace globs expanded where globs are comma lists; Copilot's
- * unscoped rules also in a managed block of `.github/copilot-instructions.md`. Pure; deterministic.
+ * unscoped rules also in a managed block of `.github/copilot-instructions.md`. A secret in a rule (a rule file
+ * written by hand) is exported as [REDACTED], with a warning. Pure; deterministic.
  */
-export function planExportChecked(format: ExportFormat, files: ParsedRuleFile[], opts: { otherBytes?: number } = {}): ExportPlan {
+export function planExportChecked(format: ExportFormat, ruleFiles: ParsedRuleFile[], opts: { otherBytes?: number } = {}): ExportPlan {
+  // Secrets never leave in an exported file, even from a rule file written by hand (redact.ts, own patterns).
+  let redacted = 0;
+  const files = ruleFiles.map((f) => ({
+    ...f,
+    rules: f.rules.map((r) => {
+      const clean = redactSync(r);
+      if (clean !== r) redacted++;
+      return clean;
+    }),
+  }));
   const { unscoped, scoped } = groups(files);
   const body = (rules: string[]): string => `${rules.join("\n")}\n`;
   const out: ExportFile[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = redacted
+    ? [`${redacted} rule${redacted === 1 ? "" : "s"} in the rules folder hold${redacted === 1 ? "s" : ""} a secret: exported as [REDACTED] (remove it from the rule file itself)`]
+    : [];
   if (format === "agents" || format === "gemini") {
     const heading = (g: ScopedGroup): string => `### Files matching ${g.globs.map((x) => `\`${x}\``).join(", ")}`;
     const block = (un: string[], sc: ScopedGroup[]): string => {
