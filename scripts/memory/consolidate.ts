@@ -740,6 +740,12 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       const r = ix.ids.get(recent);
       if (r?.status === "active") target = r;
     }
+    // A rule the user pinned by hand is taken back only by a withdrawal that names it (two of its content terms):
+    // "Actually, forget it, don't deploy" cancels a request, not "Never deploy on Fridays." (found by a fresh-user pass).
+    if (target && target.origin === "pin" && st.origin === "transcript") {
+      const own = new Set(termsOfRule(ix, target));
+      if (contentTerms(about).filter((t) => own.has(t)).length < Math.min(2, own.size)) target = undefined;
+    }
     if (!target) return { action: "no-target", retired: [] };
     const retired = [target.id];
     if (st.keepAsPermission) {
