@@ -124,7 +124,7 @@ function rankedRules(rulesDir: string, sessionId: string | undefined): { rules: 
  * "Additional Instructions:" (research/integration.md §1.4). A header with the counts and the instruction to
  * keep the rules word for word and leave out withdrawn ones, then the pinned rules themselves, most relevant
  * first (rankedRules), path-scoped ones marked with their globs, then the permissions. At most `maxChars`
- * characters (and HOOK_OUTPUT_MAX_CHARS bytes), cut on a rule boundary with a last line saying how many were
+ * characters, cut on a rule boundary with a last line saying how many were
  * left out. "" when nothing is pinned. Never throws on a missing or unreadable folder.
  */
 export function precompactText(rulesDir: string, sessionId: string | undefined, maxChars = PRECOMPACT_MAX_CHARS): string {
@@ -139,7 +139,7 @@ export function precompactText(rulesDir: string, sessionId: string | undefined, 
     ...permissions.map((text) => ({ head: "Permissions the user granted (they relax earlier rules until their condition ends):", text })),
   ];
   const head = `${precompactHead(counts, lines.some((l) => l.text.includes(" [files: ")))}\n`;
-  const fits = (s: string): boolean => s.length <= maxChars && Buffer.byteLength(s) <= HOOK_OUTPUT_MAX_CHARS;
+  const fits = (s: string): boolean => s.length <= maxChars;
   const tail = (left: number): string => `\n(${plural(left, "more rule is", "more rules are")} pinned in .claude/rules/knowledge-triage/.)\n`;
   let out = head;
   let section = "";
@@ -161,16 +161,14 @@ export const SESSIONSTART_HEAD =
   "Knowledge Triage: rules the user stated, kept word for word across compaction " +
   "(source: .claude/rules/knowledge-triage/). Follow them.";
 
-/** Header + pinned rules as plain text, under `maxChars` (default HOOK_OUTPUT_MAX_CHARS) chars and bytes; "" when none. */
+/**
+ * Header + pinned rules as plain text, at most `maxChars` (default HOOK_OUTPUT_MAX_CHARS) characters, cut on a rule
+ * boundary with a note of how many were left out; "" when none. Characters, not bytes: Claude Code caps hook output
+ * by characters, and a byte cap listed a third as many Chinese or Japanese rules (none at all past ~300: found by a
+ * fresh-user pass).
+ */
 export function pinnedText(rulesDir: string, head: string, maxChars = HOOK_OUTPUT_MAX_CHARS): string {
-  let budget = maxChars - head.length - 2;
-  for (let i = 0; i < 4 && budget > 200; i++) {
-    const r = renderPinnedRules(rulesDir, budget);
-    if (r.count === 0 || r.text.trim() === "") return "";
-    const out = `${head}\n\n${r.text.trim()}\n`;
-    const bytes = Buffer.byteLength(out);
-    if (bytes <= maxChars) return out;
-    budget -= bytes - maxChars + 100;
-  }
-  return "";
+  const r = renderPinnedRules(rulesDir, maxChars - head.length - 3);
+  if (r.count === 0 || r.text.trim() === "") return "";
+  return `${head}\n\n${r.text.trim()}\n`;
 }

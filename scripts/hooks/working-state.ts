@@ -129,7 +129,7 @@ export function renderWorkingState(ws: WorkingState, projectDir: string, digComm
 
 /** SessionStart(compact) stdout: the pinned rules (head first) and the working state, together within HOOK_OUTPUT_MAX_CHARS. */
 export function sessionStartText(rulesDir: string, head: string, working: string): string {
-  const rules = pinnedText(rulesDir, head, HOOK_OUTPUT_MAX_CHARS - Buffer.byteLength(working) - 2);
+  const rules = pinnedText(rulesDir, head, HOOK_OUTPUT_MAX_CHARS - working.length - 2);
   if (!working) return rules;
   return rules ? `${rules}\n${working}` : working;
 }

@@ -68,7 +68,7 @@ describe("working state", () => {
     writeFileSync(join(dir, "constraints.md"), `${distinctRules(400).map((r) => `- ${r}`).join("\n")}\n`);
     const working = renderWorkingState(await readWorkingState(atCompaction(root)), project, "triage dig");
     const out = sessionStartText(dir, "Knowledge Triage: rules.", working);
-    expect(Buffer.byteLength(out)).toBeLessThanOrEqual(HOOK_OUTPUT_MAX_CHARS);
+    expect(out.length).toBeLessThanOrEqual(HOOK_OUTPUT_MAX_CHARS);
     expect(out.startsWith("Knowledge Triage: rules.")).toBe(true);
     expect(out.endsWith(working)).toBe(true);
   });
@@ -80,5 +80,23 @@ describe("working state", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Todo list (latest TodoWrite):\n- [completed] Add divide (throws on zero) to src/calc.js");
     expect(r.stdout).toMatch(/`node ".*triage\.mjs" dig "<words>"`/);
+  });
+});
+
+describe("SessionStart(compact) with many Chinese or Japanese rules (found by a fresh-user pass)", () => {
+  it("lists rules up to the character cap with a note of the rest, not none", async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { pinnedText, SESSIONSTART_HEAD } = await import("../../scripts/hooks/hook-output.js");
+    const rd = join(mkdtempSync(join(tmpdir(), "kt-cjk-")), "rules");
+    mkdirSync(rd, { recursive: true });
+    const rules = Array.from({ length: 300 }, (_, i) => `- 絶対に本番サーバー${i}番に直接デプロイしないでください。`);
+    writeFileSync(join(rd, "constraints.md"), `# Rules\n\n${rules.join("\n")}\n`);
+    const out = pinnedText(rd, SESSIONSTART_HEAD);
+    expect(out.length).toBeLessThanOrEqual(HOOK_OUTPUT_MAX_CHARS);
+    const listed = out.split("\n").filter((l) => l.startsWith("- 絶対に")).length;
+    expect(listed).toBeGreaterThan(200);
+    expect(out).toMatch(new RegExp(`\\(${300 - listed} more rules`));
   });
 });
