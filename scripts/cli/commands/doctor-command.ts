@@ -10,7 +10,7 @@ export function registerDoctor(program: Command): void {
   program
     .command("doctor")
     .description("check the hooks, the bundle and Node, and lint the rule files against what Claude Code and the other agents load; exit 3 on a problem")
-    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up to the git root that has one, else the git root, else here; never $HOME or /)")
     .option("--json", "print the findings as JSON")
     .action(async (opts: { rulesDir?: string; json?: boolean }) => {
       const { checkWiring, lintProject } = await import("../doctor.js");

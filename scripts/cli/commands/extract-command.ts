@@ -75,7 +75,7 @@ export function registerExtract(program: Command): void {
     .command("extract")
     .description("extract the durable rules a user stated in a Claude Code transcript (JSONL) into .claude/rules/knowledge-triage/")
     .argument("<transcript>", "transcript .jsonl file, or - for standard input")
-    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up to the git root that has one, else the git root, else here; never $HOME or /)")
     .option("--json", "print the report as JSON")
     .option("--dry-run", "show what would be written; write nothing")
     .option("--llm <cmd>", "ask this shell command (prompt on stdin, yes/no on stdout) about borderline sentences")
