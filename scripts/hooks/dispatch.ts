@@ -17,7 +17,7 @@ import { defaultRulesDir, stateDir } from "../paths.js";
 import { assertInsideRoot, ensureStateDir } from "../memory/store/state.js";
 import type { StepCtx } from "./extract-step.js";
 import { redactSync } from "../memory/redact.js";
-import { projectDirFrom } from "../io/project-folders.js";
+import { notAProjectFolder, projectDirFrom } from "../io/project-folders.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
@@ -29,7 +29,10 @@ interface Ctx extends StepCtx {
 }
 
 
-/** Project folder: $CLAUDE_PROJECT_DIR (the launch root), else the payload's cwd; must be absolute. */
+/**
+ * Project folder: $CLAUDE_PROJECT_DIR (the launch root), else the project of the payload's cwd (projectDirFrom: up to
+ * the repository root). HookSkip unless it is an absolute, existing folder other than the filesystem root or the home folder.
+ */
 function projectDirOf(payload: HookPayload): string {
   const dir = process.env.CLAUDE_PROJECT_DIR || payload.cwd || "";
   if (!isAbsolute(dir)) throw new HookSkip("no absolute project folder (CLAUDE_PROJECT_DIR or cwd); nothing to do");
@@ -41,6 +44,9 @@ function projectDirOf(payload: HookPayload): string {
   }
   // Never create a project folder: a stale or mistyped cwd must not get a .claude/ tree.
   if (!isDir) throw new HookSkip(`project folder ${dir} does not exist; nothing written`);
+  // `.claude/rules/` of the home folder is Claude Code's user level (loaded in every project); of / likewise for all.
+  const not = notAProjectFolder(dir);
+  if (not) throw new HookSkip(`project folder ${dir} is ${not}, not a project; nothing written`);
   // Claude Code sets CLAUDE_PROJECT_DIR; without it, a cwd in a subfolder maps to the project as the CLI finds it.
   return process.env.CLAUDE_PROJECT_DIR ? dir : projectDirFrom(dir);
 }

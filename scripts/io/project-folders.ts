@@ -6,7 +6,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { UsageError } from "../errors.js";
 import { defaultRulesDir } from "../paths.js";
-import { basename, dirname, join } from "node:path";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
 
 /** Levels below the root that are listed ("services/billing/src/handlers" is 4). */
 export const FOLDER_DEPTH = 4;
@@ -48,28 +49,52 @@ export function projectRootOfRulesDir(rulesDir: string): string | undefined {
 }
 
 /**
- * The project folder of a command run in `cwd` (absolute): the nearest folder, `cwd` or an ancestor, that already
- * holds `.claude/rules/knowledge-triage/`; else the nearest that holds `.git` (the repository root, where Claude Code
- * is usually started and from which it loads `.claude/rules/` of every ancestor, references/claude-code.md); else
- * `cwd`. So `triage pin` in a subfolder writes where Claude Code loads it, not into `<subfolder>/.claude/`.
+ * Why `dir` (absolute) cannot be a project folder: "the filesystem root" or "the home folder" (`home`, default
+ * os.homedir(), which follows $HOME): `.claude/rules/` there is loaded in every project (~/.claude/rules is Claude
+ * Code's user level, references/claude-code.md). Undefined for any other folder.
  */
-export function projectDirFrom(cwd: string): string {
-  const chain: string[] = [];
-  for (let d = cwd; ; d = dirname(d)) {
-    chain.push(d);
-    if (dirname(d) === d) break;
-  }
+export function notAProjectFolder(dir: string, home: string = homedir()): string | undefined {
+  const d = resolve(dir);
+  if (dirname(d) === d) return "the filesystem root";
+  if (home !== "" && d === resolve(home)) return "the home folder";
+  return undefined;
+}
+
+/**
+ * The project folder of a command run in `cwd` (absolute): the nearest folder, `cwd` or an ancestor up to the
+ * repository root (the nearest that holds `.git`, where Claude Code is usually started and from which it loads
+ * `.claude/rules/` of every ancestor, references/claude-code.md), that already holds `.claude/rules/knowledge-triage/`;
+ * else that repository root; else `cwd`. The walk never reaches the home folder or the filesystem root (notAProjectFolder),
+ * so a repository without a rules folder never writes into an ancestor's. So `triage pin` in a subfolder writes where
+ * Claude Code loads it, not into `<subfolder>/.claude/`. Throws UsageError when `cwd` itself is the home folder or the
+ * filesystem root.
+ */
+export function projectDirFrom(cwd: string, home: string = homedir()): string {
+  const not = notAProjectFolder(cwd, home);
+  if (not) throw new UsageError(`${cwd} is ${not}, not a project folder: run triage inside a project, or give --rules-dir`);
   const has = (d: string, ...parts: string[]): boolean => existsSync(join(d, ...parts));
-  return chain.find((d) => has(d, ".claude", "rules", "knowledge-triage")) ?? chain.find((d) => has(d, ".git")) ?? cwd;
+  const chain: string[] = [];
+  let gitRoot: string | undefined;
+  for (let d = cwd; notAProjectFolder(d, home) === undefined; d = dirname(d)) {
+    chain.push(d);
+    if (has(d, ".git")) {
+      gitRoot = d;
+      break;
+    }
+  }
+  return chain.find((d) => has(d, ".claude", "rules", "knowledge-triage")) ?? gitRoot ?? cwd;
 }
 
 /**
  * The rules folder a command works on: `--rules-dir` when given, else the project's default (projectDirFrom `cwd`).
  * Throws UsageError when the given path exists but is not a folder (a file would otherwise surface as a raw
- * ENOTDIR, or be reported as an empty rules folder). A missing folder is fine: the command creates or reports it.
+ * ENOTDIR, or be reported as an empty rules folder) and for an empty path. A missing folder is fine: the command
+ * creates or reports it. Throws what projectDirFrom throws when `option` is undefined.
  */
 export function rulesDirFrom(option: string | undefined, cwd: string): string {
   if (option === undefined) return defaultRulesDir(projectDirFrom(cwd));
+  // An empty path would resolve to the working folder: rule files and .state/ in the project root.
+  if (option.trim() === "") throw new UsageError("--rules-dir is empty: give a folder (default: .claude/rules/knowledge-triage of the project)");
   let isDir = true;
   try {
     isDir = statSync(option).isDirectory();

@@ -122,7 +122,7 @@ export function readInputLines(path: string): LineInput {
  * UsageError for a folder on stdin, for more than INPUT_MAX_BYTES (`yes | triage classify -` stops
  * with a message instead of filling memory) and for other read errors.
  */
-function readStdin(): Buffer {
+export function readStdin(): Buffer {
   try {
     return readFd(0, "-", INPUT_MAX_BYTES);
   } catch (e) {

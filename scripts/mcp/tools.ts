@@ -119,7 +119,7 @@ const pin = defineTool({
   input: {
     text: z.string().trim().min(1).max(PIN_MAX_CHARS).describe("the rule, in the user's words"),
     type: z.enum(["constraint", "procedural"]).optional().describe("constraint or procedural (default: the classifier decides)"),
-    paths: z.array(z.string().min(1)).max(20).optional().describe("path globs the rule applies to, e.g. src/**/*.ts"),
+    paths: z.array(z.string().min(1)).max(20).optional().describe("path globs the rule applies to, relative to the project root, e.g. src/**/*.ts"),
   },
   output: PinOut,
   async run(ctx, args) {

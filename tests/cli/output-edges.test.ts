@@ -62,7 +62,12 @@ describe("terminal escapes in user text are printed escaped, written files keep 
   it("pin: the echo, while the rule file keeps the rule byte for byte", () => {
     const rules = join(dir, "rules");
     const text = `Never deploy on Fridays ${EVIL}.`;
-    const r = triage(["pin", text, "--rules-dir", rules, "--type", "constraint", "--paths", `src/${ESC}[1m**`, "--model", "/dev/null"]);
+    // A control character in a glob is refused (it would reach the frontmatter), with the glob shown escaped.
+    const bad = triage(["pin", text, "--rules-dir", rules, "--type", "constraint", "--paths", `src/${ESC}[1m**`, "--model", "/dev/null"]);
+    expect(bad.code).toBe(1);
+    expectNoRawControls(bad);
+    expect(bad.stderr).toContain("src/\\u001b[1m**");
+    const r = triage(["pin", text, "--rules-dir", rules, "--type", "constraint", "--paths", "src/**", "--model", "/dev/null"]);
     expect(r.code, r.stderr).toBe(0);
     expectNoRawControls(r);
     expect(r.stdout).toContain(`Never deploy on Fridays ${EVIL_SHOWN}.`);

@@ -173,7 +173,7 @@ describe("triage mcp (bundled server over stdio)", () => {
     ["dig_read", { id: "5a1e-pay:999999999" }, /^triage: no archived message with id "5a1e-pay:999999999"/],
     ["retrieve", { query: "   " }, /Input validation error: .*query/],
     ["pin", { text: "Use tabs.", type: "belief" }, /Input validation error: .*type/],
-    ["pin", { text: "Use tabs.", paths: ["/"] }, /^triage: pin: "\/" is not a path or glob/],
+    ["pin", { text: "Use tabs.", paths: ["/"] }, /^triage: pin: "\/" is an absolute path; paths are relative to the project root/],
     ["unpin", { rule: "no such rule anywhere" }, /^triage: unpin: no pinned rule matches/],
     ["no_such_tool", {}, /Tool no_such_tool not found/],
   ])("%s %j is a tool error, and the server keeps serving", async (name, args, message) => {

@@ -21,7 +21,7 @@ export function registerDig(program: Command): void {
     .argument("<words...>", "the query, or `read <id>`")
     .option("-k <n>", "number of results", "10")
     .option("--json", "print JSON")
-    .option("--rules-dir <dir>", "rules folder holding archive/ (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
+    .option("--rules-dir <dir>", "rules folder holding archive/ (default: .claude/rules/knowledge-triage of the project: the nearest folder up to the git root that has one, else the git root, else here; never $HOME or /)")
     .action(async (words: string[], opts: DigFlags) => {
       const { archiveDir } = await import("../../memory/archive/archive.js");
       if (words[0] === "read" && words.length === 1) throw new UsageError("dig read: missing id (ids come from `triage dig \"<query>\"`)");

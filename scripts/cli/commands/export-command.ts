@@ -13,7 +13,7 @@ export function registerExport(program: Command): void {
     .command("export")
     .description("write the pinned rules in another agent's native file (Cursor .mdc, Copilot instructions, Windsurf rules, AGENTS.md, GEMINI.md)")
     .requiredOption("--format <format>", EXPORT_FORMATS.join("|"))
-    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up to the git root that has one, else the git root, else here; never $HOME or /)")
     .option("--out <dir>", "project root to write into (default: current directory)")
     .option("--stdout", "print the files instead of writing them")
     .option("--force", "replace or remove exported files even when they were edited since the last export")

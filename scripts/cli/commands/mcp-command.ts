@@ -18,7 +18,9 @@ export function registerMcp(program: Command): void {
     .action(async (_o: unknown, cmd: Command) => {
       // optsWithGlobals: a program-level --model (cli.ts) would otherwise swallow ours.
       const opts = cmd.optsWithGlobals<{ projectDir?: string; rulesDir?: string; model?: string }>();
-      const projectDir = resolve(opts.projectDir === undefined ? process.env.CLAUDE_PROJECT_DIR || process.cwd() : existingFolder(opts.projectDir, "--project-dir"));
+      // Refused at start like --project-dir: a missing $CLAUDE_PROJECT_DIR must not get a .claude/ tree on the first pin.
+      const env = process.env.CLAUDE_PROJECT_DIR;
+      const projectDir = resolve(opts.projectDir !== undefined ? existingFolder(opts.projectDir, "--project-dir") : env ? existingFolder(env, "CLAUDE_PROJECT_DIR") : process.cwd());
       const rulesDir = resolve(opts.rulesDir === undefined ? defaultRulesDir(projectDir) : rulesDirFrom(opts.rulesDir, projectDir));
       let classifier: ReturnType<typeof loadClassifier> | undefined;
       // The server is dist/mcp.mjs beside the bundle (scripts/build/build.mjs: kept out of dist/triage.mjs so its

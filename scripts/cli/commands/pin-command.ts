@@ -14,7 +14,7 @@ export function registerPin(program: Command): void {
     .argument("<text>", "the rule, word for word")
     .option("--type <type>", "constraint or procedural (default: classifier decides)")
     .option("--paths <globs...>", "path globs the rule applies to (one rule file per glob)")
-    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up to the git root that has one, else the git root, else here; never $HOME or /)")
     .option("--model <path>", "classifier model (default: bundled; /dev/null = regex tier)")
     .option("--json", "print the result as JSON")
     .action(async (text: string, _o: unknown, cmd: Command) => {

@@ -9,7 +9,7 @@ export function registerUnpin(program: Command): void {
     .command("unpin")
     .description("remove a pinned rule by its text or id (kept as retired in the sidecar store)")
     .argument("<rule>", "the rule's id, its text, or a part of its text that matches one rule")
-    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up that has one, else the git root, else here)")
+    .option("--rules-dir <dir>", "rules folder (default: .claude/rules/knowledge-triage of the project: the nearest folder up to the git root that has one, else the git root, else here; never $HOME or /)")
     .option("--json", "print the result as JSON")
     .action(async (query: string, opts: { rulesDir?: string; json?: boolean }) => {
       const { unpinRule } = await import("../../memory/store/pin-rule.js");

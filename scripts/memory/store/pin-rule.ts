@@ -40,9 +40,14 @@ export interface PinReport {
  */
 export const PIN_MAX_CHARS = 2000;
 
+/** C0 and C1 control characters, DEL and the Unicode line and paragraph separators: never part of a path glob. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** A POSIX root ("/etc/**"), a Windows drive ("C:\\x", "C:/x"), a UNC or backslash root ("\\\\server", "\\x"), or "~/". */
+const ABSOLUTE = /^(?:[/\\]|~(?:[/\\]|$)|[A-Za-z]:(?:[/\\]|$))/;
+
 /**
- * Pin a rule (see module doc). Throws UsageError for empty text, text over PIN_MAX_CHARS, a glob that normalises to
- * nothing or one that leaves the project (a `..` segment).
+ * Pin a rule (see module doc). Throws UsageError for empty text, text over PIN_MAX_CHARS, a glob holding a control
+ * character, an absolute one, one that normalises to nothing or one that leaves the project (a `..` segment).
  */
 export async function pinRule(opts: PinOptions): Promise<PinReport> {
   const raw = opts.text.replace(/\r\n?/g, "\n").trim();
@@ -51,6 +56,10 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
     throw new UsageError(`pin: the rule is ${raw.length.toLocaleString("en")} characters; at most ${PIN_MAX_CHARS.toLocaleString("en")} (it is loaded into every session whole)`);
   }
   const globs = [...new Set((opts.paths ?? []).map((p) => {
+    // A newline would end the quoted `paths:` entry and let the rest become frontmatter or rule text (render.ts).
+    if (CONTROL.test(p)) throw new UsageError(`pin: the path ${JSON.stringify(p)} holds a control character (a newline?); give one glob per --paths`);
+    // Not rewritten to a relative glob: "/etc/**" silently becoming "etc/**" would scope the rule to another folder.
+    if (ABSOLUTE.test(p)) throw new UsageError(`pin: "${p}" is an absolute path; paths are relative to the project root (e.g. "src/**")`);
     const g = normaliseGlob(p);
     if (!g) throw new UsageError(`pin: "${p}" is not a path or glob`);
     if (g.split("/").includes("..")) throw new UsageError(`pin: "${p}" leaves the project; paths are relative to the project root`);
