@@ -1,4 +1,3 @@
-import { closeSync, openSync, readSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
@@ -7,40 +6,16 @@ import { visible, visibleName } from "../../terminal.js";
 import { extractTranscript, lazyClassifier } from "../../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../../memory/pipeline/deadline.js";
 import { rulesDirFrom } from "../../io/project-folders.js";
-
-/** Bytes read from the start of a file to tell whether it is a transcript at all. */
-const SNIFF_BYTES = 64 * 1024;
+import { looksLikeTranscript } from "../../io/read-files.js";
 
 /**
- * Throw UsageError when `path` has content but none of its first SNIFF_BYTES holds a line that is a JSON object
- * with a string `type` (every Claude Code transcript line has one: references/claude-code.md): `triage extract
- * README.md` says so instead of reporting "0 kept". Unreadable files are left to the extraction's own errors.
+ * Throw UsageError when `path` has content but is not a Claude Code transcript (read-files.ts looksLikeTranscript):
+ * `triage extract README.md` says so instead of reporting "0 kept". Unreadable files are left to the extraction's own errors.
  */
 function assertLooksLikeTranscript(path: string): void {
-  let head = "";
-  try {
-    const fd = openSync(path, "r");
-    try {
-      const buf = Buffer.alloc(SNIFF_BYTES);
-      head = buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, 0)).toString("utf8");
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return;
+  if (looksLikeTranscript(path) === false) {
+    throw new UsageError(`${path} is not a Claude Code transcript (expected JSON lines with a "type", as in ~/.claude/projects/<project>/<session>.jsonl)`);
   }
-  if (head.trim() === "") return;
-  const lines = head.split("\n");
-  if (head.length === SNIFF_BYTES && lines.length > 1) lines.pop(); // a line cut by the sniff window
-  for (const line of lines) {
-    try {
-      const v = JSON.parse(line) as unknown;
-      if (v !== null && typeof v === "object" && typeof (v as { type?: unknown }).type === "string") return;
-    } catch {
-      // not JSON: look further
-    }
-  }
-  throw new UsageError(`${path} is not a Claude Code transcript (expected JSON lines with a "type", as in ~/.claude/projects/<project>/<session>.jsonl)`);
 }
 
 /** Options of `triage extract`. */
