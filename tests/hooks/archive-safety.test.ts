@@ -126,11 +126,22 @@ describe("hook stdin", () => {
     expect(r.stderr.trim()).toBe("triage hook pre-compact: stdin not closed within 5 s and no complete payload arrived; ignored");
   });
 
-  it("a payload over 16 MiB is refused as soon as the cap is passed, without waiting for the end", async () => {
+  it("an endless payload is refused as soon as the 16 MiB cap is passed: the hook stops reading there", async () => {
+    // Write 1 MiB chunks for as long as the hook drains them (like `< /dev/zero`); the old reader drained for 5 s (GBs).
+    let written = 0;
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
     const r = await hookWithOpenStdin((stdin) => {
-      stdin.write(Buffer.alloc(17 * 1024 * 1024, 0x20));
+      const pump = (): void => {
+        while (!(stdin as NodeJS.WritableStream & { destroyed: boolean }).destroyed && written < 1024 * chunk.length) {
+          written += chunk.length;
+          if (!stdin.write(chunk)) return void stdin.once("drain", pump);
+        }
+      };
+      pump();
     });
     expect(r.code).toBe(0);
+    // Accepted by the pipe: the 16 MiB read plus what the pipe and the stream buffered (a few MiB), never the 1 GiB offered.
+    expect(written).toBeLessThan(32 * 1024 * 1024);
     expect(r.stderr.trim()).toBe("triage hook pre-compact: payload over 16777216 bytes on stdin; stopped reading there and ignored it");
   });
 
