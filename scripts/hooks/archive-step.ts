@@ -6,13 +6,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { archiveDir, archiveTranscript, sessionDirName } from "../memory/archive/archive.js";
 
-/** Archive `transcriptPath` for `sessionId` into `rulesDir/archive/`; failures go to `log` ("archive failed: ..."). */
+/** Archive `transcriptPath` for `sessionId` into `rulesDir/archive/`; failures go to `log` as errors ("error: archive failed: ...", counted by `triage status`). */
 export async function archiveStep(transcriptPath: string, rulesDir: string, sessionId: string | undefined, log: (message: string, debug?: boolean) => void): Promise<void> {
   try {
     const r = await archiveTranscript({ transcriptPath, rulesDir, sessionId: sessionId ?? "unknown" });
     log(`archive: ${r.copy} ${r.bytes} bytes, ${r.indexedMessages} messages indexed${r.removedSessions.length ? `, retention removed ${r.removedSessions.length} sessions` : ""}`, true);
   } catch (e) {
-    log(`archive failed: ${(e as Error)?.message ?? String(e)}`);
+    log(`error: archive failed: ${(e as Error)?.message ?? String(e)}`);
   }
 }
 

@@ -9,15 +9,16 @@
  * run gets further) and says so in its one stderr line.
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, renameSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, renameSync, statSync, type Stats } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_MAX_BYTES } from "./payload.js";
+import { HOOK_EVENTS, type HookEvent, type HookPayload, HookSkip, hookEventOf, parsePayload, readStdin, STDIN_DEADLINE_MS, STDIN_MAX_BYTES, type StdinRead } from "./payload.js";
 import { writeStdout } from "../io/text-io.js";
 import { defaultRulesDir, stateDir } from "../paths.js";
 import { assertInsideRoot, ensureStateDir } from "../memory/store/state.js";
 import type { StepCtx } from "./extract-step.js";
 import { redactSync } from "../memory/redact.js";
 import { notAProjectFolder, projectDirFrom } from "../io/project-folders.js";
+import { looksLikeTranscript } from "../io/read-files.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
@@ -51,17 +52,27 @@ function projectDirOf(payload: HookPayload): string {
   return process.env.CLAUDE_PROJECT_DIR ? dir : projectDirFrom(dir);
 }
 
-/** The transcript path from the payload, or a HookSkip when it is absent, empty, missing or a 0-byte file. */
-function transcriptOf(payload: HookPayload): string {
+/**
+ * The transcript path from the payload, or a HookSkip when it is absent, empty, missing or a 0-byte file, or not a
+ * Claude Code transcript (not a regular file, or read-files.ts looksLikeTranscript, the check `triage extract` makes):
+ * then nothing of it is archived or read (a payload naming /etc/passwd copies nothing) and one warning is logged
+ * into an existing state folder.
+ */
+function transcriptOf(ctx: Ctx, payload: HookPayload): string {
   const p = payload.transcript_path ?? "";
   if (p === "") throw new HookSkip("no transcript_path in payload; nothing to do");
-  let size: number;
+  let st: Stats;
   try {
-    size = statSync(p).size;
+    st = statSync(p);
   } catch {
     throw new HookSkip("transcript_path does not exist yet; nothing to do");
   }
-  if (size === 0) throw new HookSkip("no transcript content (0-byte file); nothing to do");
+  if (st.size === 0) throw new HookSkip("no transcript content (0-byte file); nothing to do");
+  if (!st.isFile() || looksLikeTranscript(p) !== true) {
+    const message = `transcript_path ${p} is not a Claude Code transcript; not archived or read`;
+    log(ctx, `warning: ${message}`, false, false);
+    throw new HookSkip(message);
+  }
   return p;
 }
 
@@ -76,7 +87,8 @@ function oneLine(s: string): string {
 
 /**
  * Append to <state>/hook.log, rotating at HOOK_LOG_MAX_BYTES; silently gives up (read-only folder).
- * Only errors and warnings are logged (so three identical runs leave identical bytes, references/cases.md BL-19);
+ * Only errors and warnings are logged, each message starting "error: " or "warning: " (what `triage status` counts,
+ * status-report.ts), so three identical runs leave identical bytes (references/cases.md BL-19);
  * `debug` lines only with KNOWLEDGE_TRIAGE_HOOK_DEBUG=1. With `create` false nothing is written unless the state
  * folder exists (a transcript with no rules leaves no folder behind).
  */
@@ -92,6 +104,19 @@ function log(ctx: Ctx, message: string, debug = false, create = true): void {
     appendFileSync(file, `${new Date().toISOString()} ${ctx.event} session=${oneLine(sid)} ${ms}ms ${oneLine(message)}\n`);
   } catch {
     // The log is best effort: a read-only rules folder must not turn into a failing hook.
+  }
+}
+
+/**
+ * The payload of a stdin read: parsed as usual when stdin ended; when it did not end within STDIN_DEADLINE_MS, a
+ * complete payload that already arrived is still used, anything else is refused with one line.
+ */
+function parsePayloadRead(input: StdinRead): HookPayload {
+  if (input.ended) return parsePayload(input.bytes);
+  try {
+    return parsePayload(input.bytes);
+  } catch {
+    throw new Error(`stdin not closed within ${STDIN_DEADLINE_MS / 1000} s and no complete payload arrived; ignored`);
   }
 }
 
@@ -114,9 +139,9 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
     throw new HookSkip(`unknown hook event '${ctx.event}' (expected ${HOOK_EVENTS.slice(0, 3).join(", ")}, or PreCompact, SessionStart, SessionEnd)`);
   }
   const input =
-    ctx.event === "session-end-worker" ? { bytes: Buffer.from(process.env[PAYLOAD_ENV] ?? ""), size: 0 } : await readStdin();
-  if (input.size > STDIN_MAX_BYTES) throw new Error(`payload of ${input.size} bytes exceeds ${STDIN_MAX_BYTES}; ignored`);
-  const payload = parsePayload(input.bytes);
+    ctx.event === "session-end-worker" ? { bytes: Buffer.from(process.env[PAYLOAD_ENV] ?? ""), overCap: false, ended: true } : await readStdin();
+  if (input.overCap) throw new Error(`payload over ${STDIN_MAX_BYTES} bytes on stdin; stopped reading there and ignored it`);
+  const payload = parsePayloadRead(input);
   ctx.payload = payload;
   const projectDir = projectDirOf(payload);
   const rulesDir = defaultRulesDir(projectDir);
@@ -125,7 +150,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   ctx.stateDir = stateDir(rulesDir);
 
   if (ctx.event === "session-end") {
-    transcriptOf(payload);
+    transcriptOf(ctx, payload);
     spawnWorker(payload);
     log(ctx, "handed extraction to a detached worker", true);
     return;
@@ -134,7 +159,7 @@ async function dispatch(ctx: Ctx, out: (s: string) => void): Promise<void> {
   // Without a usable transcript there is nothing to extract, but the rules already pinned still count (the worker: nothing to do).
   let transcript: string | null = null;
   try {
-    transcript = transcriptOf(payload);
+    transcript = transcriptOf(ctx, payload);
   } catch (e) {
     if (!(e instanceof HookSkip) || ctx.event === "session-end-worker") throw e;
     ctx.note = e.message;

@@ -69,7 +69,7 @@ function utterance(ctx: StepCtx): UtteranceScorer {
     try {
       return loadUtteranceScorer();
     } catch (e) {
-      ctx.log(`sentence model unavailable (${(e as Error).message}); using the cues alone`, false);
+      ctx.log(`warning: sentence model unavailable (${(e as Error).message}); using the cues alone`, false);
       return { logit: () => 0 };
     }
   });
@@ -151,7 +151,7 @@ async function orPrintAnyway(ctx: StepCtx, step: () => Promise<void>): Promise<v
     await step();
   } catch (e) {
     const message = `extraction failed: ${(e as Error)?.message ?? String(e)}`;
-    ctx.log(message, false, false);
+    ctx.log(`error: ${message}`, false, false);
     ctx.note ??= message;
   }
 }
@@ -192,7 +192,7 @@ export async function runExtractingEvent(event: "pre-compact" | "session-start" 
     try {
       if (transcript) working = renderWorkingState(await readWorkingState(transcript), projectDir, digCommandOf(process.argv[1]));
     } catch (e) {
-      ctx.log(`working state failed: ${(e as Error)?.message ?? String(e)}`);
+      ctx.log(`error: working state failed: ${(e as Error)?.message ?? String(e)}`);
     }
     out(sessionStartText(rulesDir, SESSIONSTART_HEAD, working));
   } else if (transcript) {

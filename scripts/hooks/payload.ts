@@ -35,31 +35,53 @@ export const HookPayloadSchema = z.looseObject({
 });
 export type HookPayload = z.infer<typeof HookPayloadSchema>;
 
-/** Stdin is read up to this many bytes (the rest is drained and ignored) and for at most this long (ms). */
+/** Largest payload read from stdin, in bytes (16 MiB): reading stops as soon as more arrives and the payload is refused. */
 export const STDIN_MAX_BYTES = 16 * 1024 * 1024;
-const STDIN_DEADLINE_MS = 5000;
+/**
+ * How long a hook waits for stdin to end, in ms (5 s). Claude Code writes the payload (about 1 KB) and closes stdin
+ * when it starts the hook, so this only bites when nothing closes it (`sleep 40 | triage hook PreCompact`); 5 s is
+ * well under Claude Code's 30 s hook timeout (references/claude-code.md) and counts against the 20 s extraction budget
+ * (extract-step.ts HOOK_EXTRACT_BUDGET_MS), which runs from process start.
+ */
+export const STDIN_DEADLINE_MS = 5000;
 /** An expected "nothing to do" condition: one stderr line, no log, no file touched. */
 export class HookSkip extends Error {}
 
-/** Read stdin bytes (capped at STDIN_MAX_BYTES, at most STDIN_DEADLINE_MS); a TTY counts as empty. */
-export async function readStdin(): Promise<{ bytes: Buffer; size: number }> {
-  if (process.stdin.isTTY) return { bytes: Buffer.alloc(0), size: 0 };
+/** What readStdin got: the bytes (at most STDIN_MAX_BYTES), whether it stopped because more arrived, and whether stdin ended. */
+export interface StdinRead {
+  bytes: Buffer;
+  overCap: boolean;
+  ended: boolean;
+}
+
+/**
+ * Read stdin until it ends, more than STDIN_MAX_BYTES arrive (stop at once, `overCap`) or `deadlineMs` pass (`ended`
+ * false); then stdin is destroyed, so an open pipe does not keep the process alive. A TTY counts as empty. Never rejects.
+ */
+export async function readStdin(deadlineMs: number = STDIN_DEADLINE_MS): Promise<StdinRead> {
+  if (process.stdin.isTTY) return { bytes: Buffer.alloc(0), overCap: false, ended: true };
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (): void => {
+    let settled = false;
+    const done = (overCap: boolean, ended: boolean): void => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       process.stdin.removeAllListeners("data");
-      process.stdin.pause();
-      resolve({ bytes: Buffer.concat(chunks), size });
+      process.stdin.removeAllListeners("end");
+      process.stdin.on("error", () => {}); // destroying a pipe may still report an error: not ours to handle
+      process.stdin.destroy();
+      resolve({ bytes: Buffer.concat(chunks), overCap, ended });
     };
-    const timer = setTimeout(done, STDIN_DEADLINE_MS);
+    const timer = setTimeout(() => done(false, false), deadlineMs);
     process.stdin.on("data", (c: Buffer) => {
-      if (size < STDIN_MAX_BYTES) chunks.push(c.subarray(0, STDIN_MAX_BYTES - size));
+      if (size + c.length > STDIN_MAX_BYTES) return done(true, false);
+      chunks.push(c);
       size += c.length;
     });
-    process.stdin.on("end", done);
-    process.stdin.on("error", done);
+    process.stdin.on("end", () => done(false, true));
+    process.stdin.on("error", () => done(false, true));
   });
 }
 

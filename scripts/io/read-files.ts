@@ -224,3 +224,39 @@ export function walkFiles(paths: readonly string[], opts: WalkOptions = {}): Wal
   }
   return { files, warnings };
 }
+
+/** Bytes read from the start of a file to tell whether it is a Claude Code transcript at all (64 KiB). */
+export const TRANSCRIPT_SNIFF_BYTES = 64 * 1024;
+
+/**
+ * Whether the file at `path` looks like a Claude Code transcript: true when a line in its first TRANSCRIPT_SNIFF_BYTES
+ * is a JSON object with a string `type` (every transcript line has one: references/claude-code.md), false when none
+ * is, null when the file is blank or cannot be read (left to the caller). Opens `path`, so a FIFO blocks until written:
+ * callers that must not wait check for a regular file first. Never throws.
+ */
+export function looksLikeTranscript(path: string): boolean | null {
+  let head = "";
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const buf = Buffer.alloc(TRANSCRIPT_SNIFF_BYTES);
+      head = buf.subarray(0, readSync(fd, buf, 0, TRANSCRIPT_SNIFF_BYTES, 0)).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  if (head.trim() === "") return null;
+  const lines = head.split("\n");
+  if (head.length === TRANSCRIPT_SNIFF_BYTES && lines.length > 1) lines.pop(); // a line cut by the sniff window
+  for (const line of lines) {
+    try {
+      const v = JSON.parse(line) as unknown;
+      if (v !== null && typeof v === "object" && typeof (v as { type?: unknown }).type === "string") return true;
+    } catch {
+      // not JSON: look further
+    }
+  }
+  return false;
+}

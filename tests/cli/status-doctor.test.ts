@@ -70,6 +70,23 @@ describe("triage status", () => {
     expect(existsSync(join(rd, "procedures.md"))).toBe(false);
   });
 
+  it("counts hook failures as errors, as hooks log them now and as older versions did", () => {
+    const { d, home, rd } = project();
+    mkdirSync(join(rd, ".state"), { recursive: true });
+    const lines = [
+      "2026-12-01T10:00:00.000Z pre-compact session=s1 20ms archive failed: refusing to write into /p/.claude/rules/knowledge-triage/archive: (a symbolic link)",
+      "2026-12-01T10:00:01.000Z pre-compact session=s1 25ms extraction failed: rules folder is locked by another triage process",
+      "2026-12-01T10:00:02.000Z pre-compact session=s2 21ms error: archive failed: ENOSPC: no space left on device",
+      "2026-12-01T10:00:03.000Z session-start session=s2 30ms error: working state failed: EACCES",
+      "2026-12-01T10:00:04.000Z pre-compact session=s3 7ms warning: transcript_path /etc/passwd is not a Claude Code transcript; not archived or read",
+      "2026-12-01T10:00:05.000Z pre-compact session=s3 9ms warning: sentence model unavailable (bad file); using the cues alone",
+    ];
+    writeFileSync(join(rd, ".state", "hook.log"), `${lines.join("\n")}\n`);
+    const s = JSON.parse(run(["status", "--json"], d, home).stdout);
+    expect(s.hookLog).toMatchObject({ entries: 6, errors: 4, warnings: 2 });
+    expect(run(["status"], d, home).stdout).toMatch(/^hook log: 6 entries, 4 errors, 2 warnings$/m);
+  });
+
   it("unpin with no match or several matches is a one-line error, exit 1, nothing changed", () => {
     const { d, home, rd } = project();
     run(["pin", "Never push directly to main.", "--type", "constraint"], d, home);

@@ -61,9 +61,9 @@ describe("malformed and empty payloads exit 0 with one stderr line", () => {
     expectQuiet(runHook("", "{}"), /unknown hook event ''/);
   });
 
-  it("a payload over 16 MiB is drained and ignored", () => {
+  it("a payload over 16 MiB is refused at the cap", () => {
     const big = `{"session_id":"s","pad":"${"x".repeat(17 * 1024 * 1024)}"}`;
-    expectQuiet(runHook("pre-compact", big), /exceeds/);
+    expectQuiet(runHook("pre-compact", big), /payload over 16777216 bytes on stdin; stopped reading there/);
   });
 });
 

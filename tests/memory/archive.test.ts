@@ -1,8 +1,8 @@
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { archiveDir, archiveTranscript, listArchive, loadArchiveSettings } from "../../scripts/memory/archive/archive.js";
+import { applyRetention, archiveDir, archiveTranscript, listArchive, loadArchiveSettings } from "../../scripts/memory/archive/archive.js";
 import { DigIndex, INDEX_TEXT_MAX_CHARS, readMessage, shortNames } from "../../scripts/memory/archive/dig-index.js";
 import { archivedMessage } from "../../scripts/memory/archive/messages.js";
 import { redactSync } from "../../scripts/memory/redact.js";
@@ -71,6 +71,37 @@ describe("archiveTranscript", () => {
     const r = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "new", now: new Date(Date.now() + 3_600_000) });
     expect(r.removedSessions).toEqual(["old", "mid"]);
     expect(listArchive(rulesDir).map((s) => s.session)).toEqual(["new"]);
+  });
+
+  it("retention removes only the archiver's session folders, never a user's folder kept in the archive", async () => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(en, transcript);
+    await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "old" });
+    const mine = join(archiveDir(rulesDir), "old-photos");
+    mkdirSync(mine);
+    writeFileSync(join(mine, "a.txt"), "precious\n");
+    const longAgo = new Date(Date.now() - 200 * 86_400_000);
+    for (const f of [join(mine, "a.txt"), mine, ...["transcript.jsonl", "index.jsonl", "state.json"].map((f) => join(archiveDir(rulesDir), "old", f))]) utimesSync(f, longAgo, longAgo);
+    expect(listArchive(rulesDir).map((s) => s.session)).toEqual(["old"]);
+    const r = await archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "new", now: new Date(Date.now() + 3_600_000) });
+    expect(r.removedSessions).toEqual(["old"]);
+    expect(readFileSync(join(mine, "a.txt"), "utf8")).toBe("precious\n");
+  });
+
+  it.each(["archive", "archive/s"])("%s as a symbolic link out of the project: refused before anything is written or removed", async (at) => {
+    const { rulesDir, transcript } = temp();
+    copyFileSync(en, transcript);
+    const outside = mkdtempSync(join(tmpdir(), "kt-outside-"));
+    dirs.push(outside);
+    mkdirSync(join(outside, "old"));
+    writeFileSync(join(outside, "old", "state.json"), '{"file":"transcript.jsonl","copied":0,"indexed":0}\n');
+    mkdirSync(dirname(join(rulesDir, at)), { recursive: true });
+    symlinkSync(outside, join(rulesDir, at));
+    await expect(archiveTranscript({ transcriptPath: transcript, rulesDir, sessionId: "s" })).rejects.toThrow(/refusing to write into .* leads to .*outside .*symbolic link/);
+    expect(readdirSync(outside)).toEqual(["old"]);
+    expect(readdirSync(join(outside, "old"))).toEqual(["state.json"]);
+    if (at === "archive") expect(() => applyRetention(rulesDir, { maxDays: 1, maxMegabytes: 1 }, "s", new Date(Date.now() + 1e12))).toThrow(/symbolic link/);
+    expect(existsSync(join(outside, "old"))).toBe(true);
   });
 
   it("an invalid settings file is an error naming the file (the hook logs it)", async () => {

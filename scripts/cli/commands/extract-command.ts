@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -9,40 +9,17 @@ import { visible, visibleName } from "../../terminal.js";
 import { extractTranscript, lazyClassifier } from "../../memory/pipeline/extract-api.js";
 import { deadlineAfter, type Deadline } from "../../memory/pipeline/deadline.js";
 import { rulesDirFrom } from "../../io/project-folders.js";
-
-/** Bytes read from the start of a file to tell whether it is a transcript at all. */
-const SNIFF_BYTES = 64 * 1024;
+import { looksLikeTranscript } from "../../io/read-files.js";
 
 /**
- * Throw UsageError (naming `shown`) when `path` has content but none of its first SNIFF_BYTES holds a line that is a JSON object
- * with a string `type` (every Claude Code transcript line has one: references/claude-code.md): `triage extract
- * README.md` says so instead of reporting "0 kept". Unreadable files are left to the extraction's own errors.
+ * Throw UsageError (naming `shown`) when `path` has content but is not a Claude Code transcript (read-files.ts
+ * looksLikeTranscript): `triage extract README.md` says so instead of reporting "0 kept". Unreadable files are left to
+ * the extraction's own errors.
  */
 function assertLooksLikeTranscript(path: string, shown: string): void {
-  let head = "";
-  try {
-    const fd = openSync(path, "r");
-    try {
-      const buf = Buffer.alloc(SNIFF_BYTES);
-      head = buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, 0)).toString("utf8");
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return;
+  if (looksLikeTranscript(path) === false) {
+    throw new UsageError(`${shown === "-" ? "standard input" : shown} is not a Claude Code transcript (expected JSON lines with a "type", as in ~/.claude/projects/<project>/<session>.jsonl)`);
   }
-  if (head.trim() === "") return;
-  const lines = head.split("\n");
-  if (head.length === SNIFF_BYTES && lines.length > 1) lines.pop(); // a line cut by the sniff window
-  for (const line of lines) {
-    try {
-      const v = JSON.parse(line) as unknown;
-      if (v !== null && typeof v === "object" && typeof (v as { type?: unknown }).type === "string") return;
-    } catch {
-      // not JSON: look further
-    }
-  }
-  throw new UsageError(`${shown === "-" ? "standard input" : shown} is not a Claude Code transcript (expected JSON lines with a "type", as in ~/.claude/projects/<project>/<session>.jsonl)`);
 }
 
 /** Options of `triage extract`. */

@@ -5,12 +5,16 @@
  * The first copy is a copy-on-write clone where the file system has them (COPYFILE_FICLONE: btrfs, XFS, APFS) and a
  * plain copy otherwise; later runs append only the new bytes. A hard link is not used: it is the same file, so it
  * would not keep the transcript "as it was", and a rewrite in place would take the archive with it.
- * Retention: whole sessions, oldest first, by age and total size (ArchiveSettings, `archive/settings.json`).
+ * Retention: whole sessions, oldest first, by age and total size (ArchiveSettings, `archive/settings.json`); only folders
+ * the archiver wrote (a valid `state.json`), never anything else a user keeps in the folder.
+ * Every write stays inside the project: a symbolic link on the way out (the archive folder, a session folder, a file in
+ * it) is refused before anything is written (state.ts assertResolveInside).
  */
-import { closeSync, constants, copyFileSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, copyFileSync, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { makeGitIgnoredDir, replaceAtomically } from "../../io/write-files.js";
+import { assertInsideRoot, assertResolveInside, writeRoot } from "../store/state.js";
 import { updateIndex } from "./dig-index.js";
 
 /** Folder name of the archive inside the rules folder. */
@@ -79,6 +83,26 @@ function loadState(dir: string): SessionState | null {
   }
 }
 
+/**
+ * Throw OutsideProjectError when a write of this session's archive would leave the project (writeRoot) through a
+ * symbolic link: the rules folder chain and state folder (assertInsideRoot), the archive folder, its `.gitignore` and
+ * retention marker, the session folder and every entry in it. Reads only.
+ */
+function assertArchiveInside(rulesDir: string, session: string): void {
+  assertInsideRoot(rulesDir);
+  const root = archiveDir(rulesDir);
+  const dir = join(root, session);
+  const paths = [root, join(root, ".gitignore"), join(root, ".retention"), dir];
+  assertResolveInside(paths, root, writeRoot(rulesDir));
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    entries = [];
+  }
+  assertResolveInside(entries.map((f) => join(dir, f)), root, writeRoot(rulesDir));
+}
+
 /** Create the archive folder with its `.gitignore` and return its path. */
 function ensureArchiveDir(rulesDir: string): string {
   return makeGitIgnoredDir(archiveDir(rulesDir), ARCHIVE_GITIGNORE);
@@ -128,10 +152,12 @@ function tryLock(file: string): boolean {
  * bytes later (after checking the archived bytes still match the transcript; when they do not, the old copy is kept
  * and a new file `transcript-N.jsonl` starts), index the new complete lines (redacted), then apply retention.
  * Never waits: when another run holds the session's lock it returns `copy: "busy"`. Throws fs errors and an invalid
- * settings file; the hook logs them and exits 0.
+ * settings file; OutsideProjectError (written nothing) when a symbolic link would take a write out of the project
+ * (assertArchiveInside). The hook logs them and exits 0.
  */
 export async function archiveTranscript(opts: { transcriptPath: string; rulesDir: string; sessionId: string; now?: Date }): Promise<ArchiveReport> {
   const session = sessionDirName(opts.sessionId);
+  assertArchiveInside(opts.rulesDir, session);
   const settings = loadArchiveSettings(opts.rulesDir);
   const dir = join(ensureArchiveDir(opts.rulesDir), session);
   mkdirSync(dir, { recursive: true });
@@ -217,7 +243,11 @@ export interface ArchivedSession {
   mtimeMs: number;
 }
 
-/** The sessions in the archive with their sizes, newest first. [] when there is no archive. */
+/**
+ * The sessions in the archive with their sizes, newest first. [] when there is no archive. A session is a real folder
+ * (not a symbolic link) holding the archiver's valid `state.json`; anything else in the archive folder is not ours
+ * and is never listed, so retention never removes it.
+ */
 export function listArchive(rulesDir: string): ArchivedSession[] {
   const root = archiveDir(rulesDir);
   let names: string[];
@@ -229,10 +259,11 @@ export function listArchive(rulesDir: string): ArchivedSession[] {
   const out: ArchivedSession[] = [];
   for (const session of names) {
     const dir = join(root, session);
+    if (loadState(dir) === null) continue;
     let bytes = 0;
     let mtimeMs = 0;
     for (const f of readdirSync(dir)) {
-      const st = statSync(join(dir, f));
+      const st = lstatSync(join(dir, f));
       bytes += st.size;
       mtimeMs = Math.max(mtimeMs, st.mtimeMs);
     }
@@ -243,9 +274,12 @@ export function listArchive(rulesDir: string): ArchivedSession[] {
 
 /**
  * Remove whole sessions (never `keep`): first those last archived more than `maxDays` ago, then the oldest until the
- * archive is within `maxMegabytes` (MiB). Returns the removed session folder names.
+ * archive is within `maxMegabytes` (MiB). Only the archiver's own session folders count (listArchive). Returns the
+ * removed session folder names; throws OutsideProjectError (nothing removed) when the archive folder leads out of the
+ * project through a symbolic link.
  */
 export function applyRetention(rulesDir: string, settings: ArchiveSettings, keep: string, now: Date): string[] {
+  assertResolveInside([archiveDir(rulesDir)], archiveDir(rulesDir), writeRoot(rulesDir));
   const all = listArchive(rulesDir);
   const removed: string[] = [];
   const maxAge = settings.maxDays * 86_400_000;

@@ -63,7 +63,6 @@ function realOrNull(p: string): string | null {
  */
 export function assertInsideRoot(rulesDir: string, root: string = writeRoot(rulesDir)): void {
   const top = resolve(root);
-  const realTop = realOrNull(top) ?? top;
   const r = resolve(rulesDir);
   const st = stateDir(r);
   const chain: string[] = [];
@@ -71,10 +70,20 @@ export function assertInsideRoot(rulesDir: string, root: string = writeRoot(rule
     chain.push(d);
     if (d === top) break;
   }
-  for (const p of [...chain.reverse(), st, join(st, "sessions"), join(st, "hooks"), join(st, "lock"), join(st, "hook.log")]) {
+  assertResolveInside([...chain.reverse(), st, join(st, "sessions"), join(st, "hooks"), join(st, "lock"), join(st, "hook.log")], r, top);
+}
+
+/**
+ * Throw OutsideProjectError when one of `paths` exists and resolves (symbolic links followed) outside the real path of
+ * `root`; `writingInto` names the folder in the message. Paths that do not exist yet pass. Reads only.
+ */
+export function assertResolveInside(paths: readonly string[], writingInto: string, root: string): void {
+  const top = resolve(root);
+  const realTop = realOrNull(top) ?? top;
+  for (const p of paths) {
     const real = realOrNull(p);
     if (real !== null && !isInsideDir(real, realTop)) {
-      throw new OutsideProjectError(`refusing to write into ${r}: ${p} leads to ${real}, outside ${top} (a symbolic link)`);
+      throw new OutsideProjectError(`refusing to write into ${writingInto}: ${p} leads to ${real}, outside ${top} (a symbolic link)`);
     }
   }
 }

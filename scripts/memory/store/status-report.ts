@@ -94,7 +94,8 @@ export function collectStatus(rulesDir: string, now: Date = new Date(), lastEntr
   let hookLog: Status["hookLog"] = null;
   if (existsSync(logPath)) {
     const entries = parseHookLog([`${logPath}.1`, logPath].filter(existsSync).map((p) => readFileSync(p, "utf8")).join("\n"));
-    const isError = (e: HookLogEntry): boolean => /^(?:error|uncaught):/.test(e.message);
+    // Hooks log "error: ..." and "warning: ..." (hooks/dispatch.ts log); "<step> failed: ..." is how failures were logged before.
+    const isError = (e: HookLogEntry): boolean => /^(?:error|uncaught):|^[a-z ]+ failed:/.test(e.message);
     hookLog = {
       entries: entries.length,
       errors: entries.filter(isError).length,
