@@ -315,3 +315,13 @@ describe("classify streams its output", () => {
     expect(r.stdout).toBe("");
   });
 });
+
+describe("summary counts (found by a fresh-user pass: '1 units')", () => {
+  it("one unit is '1 unit'", () => {
+    const file = join(tempDir("kt-one-"), "one.md");
+    writeFileSync(file, "Never push to main.\n");
+    const r = triage(["classify", file, "--model", "/dev/null"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toMatch(/^1 unit: /);
+  });
+});

@@ -163,7 +163,7 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
     return;
   }
   // The count line is printed always (also for 0 units); --summary is kept for compatibility.
-  writeStdout(`${total} units: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
+  writeStdout(`${total} ${total === 1 ? "unit" : "units"}: ${TYPES.map((t) => `${counts[t]} ${t}`).join(", ")}\n`);
 }
 
 export function registerClassify(program: Command): void {

@@ -154,7 +154,8 @@ export function registerDecompose(program: Command): void {
       if (opts.json) writeStdout(`${JSON.stringify(manifest)}\n`);
       else {
         const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);
-        writeStdout(`${result.partitions.length} partitions, ${result.rules.length} rules, ${copies} rule copies, 0 locality violations; wrote ${visible(join(dir, "manifest.json"))}\n`);
+        const n = (k: number, one: string, many: string): string => `${k} ${k === 1 ? one : many}`;
+        writeStdout(`${n(result.partitions.length, "partition", "partitions")}, ${n(result.rules.length, "rule", "rules")}, ${n(copies, "rule copy", "rule copies")}, 0 locality violations; wrote ${visible(join(dir, "manifest.json"))}\n`);
       }
     });
 }
