@@ -15,6 +15,15 @@ export interface DecodedInput {
   warnings: string[];
   /** True when invalid byte sequences were replaced with U+FFFD (the text is not the file's bytes). */
   lossy?: boolean;
+  /** Set when the bytes were UTF-16 after a byte-order mark (the mark is not in `text`): which byte order. */
+  utf16?: "utf-16le" | "utf-16be";
+}
+
+/** `text` in the encoding `like` was read in: UTF-8, or UTF-16 in its byte order with its byte-order mark. */
+export function encodeLike(text: string, like: Pick<DecodedInput, "utf16">): Buffer {
+  if (!like.utf16) return Buffer.from(text, "utf8");
+  const le = Buffer.from(`\uFEFF${text}`, "utf16le");
+  return like.utf16 === "utf-16le" ? le : le.swap16();
 }
 
 
@@ -88,7 +97,7 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
     return { name, text, warnings, lossy: true };
   }
   if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
-  return { name, text, warnings };
+  return utf16 ? { name, text, warnings, utf16 } : { name, text, warnings };
 }
 
 /** Input for line-by-line use (classify): UTF-8 bytes kept as they are, or the decoded text of UTF-16 input. */

@@ -69,7 +69,7 @@ const errCode = (e: unknown): string => (e as NodeJS.ErrnoException)?.code ?? (e
  * are created). Throws WriteError (`cannot write <path>: <errno code>`) on any failure; the temp file
  * is removed and the target left as it was.
  */
-export function writeFileAtomic(path: string, data: string): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   try {
     if (statSync(path).isDirectory()) throw new WriteError(path, "EISDIR");
   } catch (e) {

@@ -23,6 +23,22 @@ describe("compact keeps the input's form", () => {
     expect(stdout.stdout).toBe(windowsFile);
   });
 
+  it("a UTF-16 file stays UTF-16 in -o (its byte order and mark), as the same bytes at --ratio 1; standard output is UTF-8 (found by a fresh-user pass)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kt-form-"));
+    for (const [name, bom, encode] of [
+      ["le.md", [0xff, 0xfe], (t: string) => Buffer.from(t, "utf16le")],
+      ["be.md", [0xfe, 0xff], (t: string) => Buffer.from(t, "utf16le").swap16()],
+    ] as const) {
+      const text = windowsFile.slice(1);
+      const input = join(dir, name);
+      writeFileSync(input, Buffer.concat([Buffer.from(bom), encode(text)]));
+      const out = join(dir, `out-${name}`);
+      expect(triage(["compact", input, "--ratio", "1", "-o", out]).code).toBe(0);
+      expect(readFileSync(out).equals(readFileSync(input))).toBe(true);
+      expect(triage(["compact", input, "--ratio", "1"]).stdout).toBe(text);
+    }
+  });
+
   it("compact and decompose refuse bytes that are not UTF-8 instead of writing U+FFFD in their place; classify only warns", () => {
     const dir = mkdtempSync(join(tmpdir(), "kt-form-"));
     const input = join(dir, "CLAUDE.md");

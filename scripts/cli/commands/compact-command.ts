@@ -4,7 +4,7 @@ import { segment } from "../../engine/units.js";
 import { decideUnits, PIN_MASS } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
+import { encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
 import { type CompactOptions, compact } from "../../operators/compact.js";
 import { CompactErrorSchema, CompactReportSchema } from "../operator-json.js";
@@ -95,7 +95,8 @@ export function registerCompact(program: Command): void {
         throw e;
       }
       const text = inFormOf(input.text, result.text); // the input's byte-order mark and CRLF line breaks, if it had them
-      if (opts.output) writeFileAtomic(opts.output, text);
+      // A file keeps the input's encoding too (UTF-16 with its byte-order mark); standard output is UTF-8.
+      if (opts.output) writeFileAtomic(opts.output, encodeLike(text, input));
       if (opts.json) {
         const report = CompactReportSchema.parse({
           file,

@@ -23,7 +23,7 @@ import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError, WriteError } from "../../errors.js";
 import { makeDirs, replaceAtomically } from "../../io/write-files.js";
 import { isInsideDir } from "../../paths.js";
-import { decodeBytes, inFormOf } from "../../io/text-io.js";
+import { decodeBytes, encodeLike, inFormOf } from "../../io/text-io.js";
 export { ExportConflictError };
 
 /** Supported export formats. */
@@ -261,12 +261,6 @@ function readFound(p: string): FoundText {
 }
 const readText = (p: string): string => readFound(p).text;
 
-/** `text` encoded as `like` was: UTF-8, or UTF-16 in its byte order after a byte-order mark. */
-function encodeLike(text: string, like: FoundText | null): Buffer {
-  if (!like?.utf16) return Buffer.from(text, "utf8");
-  const le = Buffer.from(`\uFEFF${text}`, "utf16le");
-  return like.utf16 === "utf-16le" ? le : le.swap16();
-}
 
 /**
  * Merge or remove our block in a found file's text, keeping its form: a file whose line breaks are all CRLF gets
@@ -313,7 +307,7 @@ function writeTarget(p: string, projectDir: string): string {
 
 /** Write `text` to `target` in the form of `like` (encoding) unless the bytes there are already the same. */
 function writeFoundIfChanged(target: string, text: string, like: FoundText | null): void {
-  const bytes = encodeLike(text, like);
+  const bytes = encodeLike(text, { utf16: like?.utf16 ?? undefined });
   try {
     if (readFileCapped(target, { maxBytes: INPUT_MAX_BYTES }).equals(bytes)) return;
   } catch {
