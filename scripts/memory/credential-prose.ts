@@ -69,16 +69,28 @@ const ENTRY_VERB = /入れ(?:ます|る|た)|入れます|入れる|ログイン
 const PAIR_RE = /(?<![\p{L}\p{N}._@-])[\p{L}\p{N}._@-]{2,40}\s+\/\s+[`"']?([^\s`"',;]{1,200})/dgu;
 
 /**
- * `account:password` of a well-known account, outside a URL: "SSH in with root:toor123". The value must hold a letter
- * and a digit and be 6 or more characters, so "postgres:5432" (a host and port) and "root:root" are not passwords.
+ * `account:password` or `account/password` of a well-known account, outside a URL: "SSH in with root:toor123",
+ * "ssh root/My$ecretP@ss!". The value must hold a letter and a digit or symbol and be 6 or more characters, so
+ * "postgres:5432" (a host and port), "root:root" and "root/projects" are not passwords.
  */
 const ACCOUNT_COLON_RE = new RegExp(
-  `(?<![\\p{L}\\p{N}_./:@-])(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle):([^\\s@/:,;'"\`]{6,200})(?=$|[\\s,;.!?)])`,
+  `(?<![\\p{L}\\p{N}_./:@-])(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle)[:/]([^\\s/:,;'"\`]{6,200})(?=$|[\\s,;.!?)])`,
   "dgiu",
 );
-const ACCOUNT_COLON_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle):\S/i;
-/** A login word and `user/password` with no spaces around the slash: "log in with the creds admin/Winter2024". */
-const LOGIN_TIGHT_SLASH_RE = new RegExp(`${LOGIN_WORD}\\s+[\\p{L}\\p{N}._@-]{2,40}/([^\\s/\`"',;]{6,200})`, "dgiu");
+const ACCOUNT_COLON_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle)[:/]\S/i;
+/**
+ * A login word (or "user/pass"), an optional link, and `user/password` or `user:password` with nothing around the
+ * separator: "log in with the creds admin/Winter2024", "the db user/pass is alice/Wint3r2024", "login alice:Pa55word".
+ */
+const LOGIN_TIGHT_SLASH_RE = new RegExp(
+  `${LOGIN_WORD}(?:/pass(?:word)?)?(?:\\s+(?:is|are|was|ist|es|это|:|=)\\s+|\\s*[:=]\\s*|\\s+)(?:as\\s+)?[\\p{L}\\p{N}._@-]{2,40}[/:]([^\\s/@\`"',;]{6,200})(?=$|[\\s,;.!?)])`,
+  "dgiu",
+);
+/** A login word, a few words, then "as"/"with" and `user:password` or `user/password`: "log in to staging as alice:X". */
+const LOGIN_AS_RE = new RegExp(
+  `${LOGIN_WORD}(?:\\s+[^\\s:：/]+){0,4}?\\s+(?:as|with|using|als|mit|con|como|как|под)\\s+[\\p{L}\\p{N}._@-]{2,40}[/:]([^\\s/\`"',;]{6,200})(?=$|[\\s,;.!?)])`,
+  "dgiu",
+);
 /** "user deploy pass X", "login: deploy, pw X": bare pass/pw after a login word and a user name. */
 const LOGIN_PASS_RE = new RegExp(
   `${LOGIN_WORD}\\s*[:=]?\\s*[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s*[,/]?\\s+(?:pass|pw|pwd)\\s*[:=]?\\s+${PW_VALUE}`,
@@ -135,7 +147,8 @@ function notAValue(val: string): boolean {
 const QUOTE_PAIRS: Readonly<Record<string, string>> = { '"': '"', "'": "'", "`": "`", "«": "»", "“": "”" };
 
 /** Strip closing punctuation and quotes a sentence puts after a value. */
-const trimValue = (v: string): string => v.replace(/[.!?:)\]}>。、，！？]+$/u, "");
+// "!" stays: it ends many passwords ("Pa55word!!"), and redacting a sentence's "!" with it costs nothing.
+const trimValue = (v: string): string => v.replace(/[.?:)\]}>。、，！？]+$/u, "");
 
 /**
  * Ranges of values stated right after a password word (PASSWORD_RE). A value is redacted unless notAValue.
@@ -219,8 +232,9 @@ export function passwordRanges(text: string): Array<[number, number]> {
     ...(pw && QUALIFIED_HINT.test(text) ? typedRanges(text, QUALIFIED_RE, 1) : []),
     ...(login && text.includes("/") ? typedRanges(text, LOGIN_SLASH_RE, 1, 6) : []),
     ...(account ? typedRanges(text, ACCOUNT_SLASH_RE, 1, 6) : []),
-    ...(accountColon ? typedRanges(text, ACCOUNT_COLON_RE, 1, 6).filter(([a, b]) => /\p{L}/u.test(text.slice(a, b)) && /\p{N}/u.test(text.slice(a, b))) : []),
-    ...(login && text.includes("/") ? typedRanges(text, LOGIN_TIGHT_SLASH_RE, 1, 6).filter(([a, b]) => /\p{N}/u.test(text.slice(a, b))) : []),
+    ...(accountColon ? typedRanges(text, ACCOUNT_COLON_RE, 1, 6).filter(([a, b]) => /\p{L}/u.test(text.slice(a, b)) && /[^\p{L}]/u.test(text.slice(a, b))) : []),
+    ...(login && /[/:]/.test(text) ? typedRanges(text, LOGIN_TIGHT_SLASH_RE, 1, 6).filter(([a, b]) => /\p{N}/u.test(text.slice(a, b))) : []),
+    ...(login && /[/:]/.test(text) ? typedRanges(text, LOGIN_AS_RE, 1, 6).filter(([a, b]) => /\p{N}/u.test(text.slice(a, b))) : []),
     ...(login ? typedRanges(text, LOGIN_PASS_RE, 1) : []),
     ...(pw && / as /i.test(text) ? typedRanges(text, AS_PASSWORD_RE, 1) : []),
   ];

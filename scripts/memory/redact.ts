@@ -69,7 +69,7 @@ const URL_BEFORE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*$/;
  */
 export function ownSecretRanges(text: string): Array<[number, number]> {
   const ranges = rangesIn(text);
-  if (/\\["'\\ntr]/.test(text)) {
+  if (/\\(?:["'\\ntr]|u[0-9a-fA-F]{4})/.test(text)) {
     const { view, at } = unescaped(text);
     for (const [s, e] of rangesIn(view)) {
       const last = at[e - 1] as number;
@@ -90,6 +90,13 @@ export function unescaped(text: string): { view: string; at: number[] } {
   for (let i = 0; i < text.length; i++) {
     const c = text[i] as string;
     const n = text[i + 1];
+    const hex = c === "\\" && n === "u" ? /^[0-9a-fA-F]{4}/.exec(text.slice(i + 2, i + 6))?.[0] : undefined;
+    if (hex !== undefined) {
+      view += String.fromCharCode(Number.parseInt(hex, 16)); // a JSON \u escape: "password\u003dX" is password=X
+      at.push(i);
+      i += 5;
+      continue;
+    }
     if (c === "\\" && n !== undefined && "\"'\\ntr".includes(n)) {
       view += n === "n" ? "\n" : n === "r" ? "\r" : n === "t" ? "\t" : n;
       at.push(i);

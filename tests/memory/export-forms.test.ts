@@ -4,7 +4,7 @@
  * symbolic link to CLAUDE.md stays a link (the block goes into the file it points to). A link that leads
  * out of the project is refused before anything is written.
  */
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -100,5 +100,24 @@ describe("export never copies a secret out of a hand-written rule file", () => {
     expect(agents).toContain("- Deploy with token [REDACTED] only.");
     expect(agents).toContain("- Never push to main.");
     expect(r.warnings.join("\n")).toMatch(/1 rule in the rules folder holds a secret/);
+  });
+});
+
+describe("export refuses what it would damage (found by the second fresh-user pass)", () => {
+  it("an AGENTS.md that is not UTF-8 (Latin-1) is refused and left byte for byte", () => {
+    const latin1 = Buffer.from("# Caf\xe9\nmine\n", "latin1");
+    const { d, rd } = project(latin1);
+    expect(() => exportRules(rd, d, "agents")).toThrow(/not valid UTF-8/);
+    expect(readFileSync(join(d, "AGENTS.md")).equals(latin1)).toBe(true);
+  });
+
+  it("a folder on the way that is a link out of the project (.github -> elsewhere) is refused before anything is written", () => {
+    const { d, rd } = project();
+    const elsewhere = mkdtempSync(join(tmpdir(), "kt-export-outside-"));
+    writeFileSync(join(elsewhere, "copilot-instructions.md"), "theirs\n");
+    symlinkSync(elsewhere, join(d, ".github"));
+    expect(() => exportRules(rd, d, "copilot")).toThrow(/outside the project/);
+    expect(readFileSync(join(elsewhere, "copilot-instructions.md"), "utf8")).toBe("theirs\n");
+    expect(readdirSync(elsewhere)).toEqual(["copilot-instructions.md"]);
   });
 });

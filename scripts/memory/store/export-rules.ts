@@ -11,6 +11,7 @@
  * refuses (ExportConflictError) to replace or remove one that was edited since, unless `force`.
  */
 import { createHash } from "node:crypto";
+import { isUtf8 } from "node:buffer";
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, unlinkSync } from "node:fs";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { dirname, join, resolve, sep } from "node:path";
@@ -20,7 +21,7 @@ import { globSlug } from "../render.js";
 import { redactSync } from "../redact.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned-rules.js";
 import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
-import { ExportConflictError, WriteError } from "../../errors.js";
+import { ExportConflictError, UsageError, WriteError } from "../../errors.js";
 import { makeDirs, replaceAtomically } from "../../io/write-files.js";
 import { isInsideDir } from "../../paths.js";
 import { decodeBytes, encodeLike, inFormOf } from "../../io/text-io.js";
@@ -257,6 +258,8 @@ interface FoundText {
 function readFound(p: string): FoundText {
   const bytes = readFileCapped(p, { maxBytes: INPUT_MAX_BYTES });
   const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
+  // Another encoding (Latin-1, Shift-JIS) would come back with U+FFFD in place of the user's bytes: refuse instead.
+  if (!utf16 && !isUtf8(bytes)) throw new UsageError(`${p}: not valid UTF-8; export would replace its bytes (convert the file to UTF-8 first)`);
   return { text: utf16 ? decodeBytes(bytes, p).text : bytes.toString("utf8"), utf16 };
 }
 const readText = (p: string): string => readFound(p).text;
@@ -284,20 +287,32 @@ function writeTarget(p: string, projectDir: string): string {
   try {
     isLink = lstatSync(p).isSymbolicLink();
   } catch {
-    return p; // missing: created as a plain file
-  }
-  if (!isLink) return p;
-  let target: string;
-  try {
-    target = realpathSync(p);
-  } catch {
-    target = resolve(dirname(p), readlinkSync(p)); // a dangling link: its target is created
+    // missing: created as a plain file, in a folder checked below
   }
   let root = resolve(projectDir);
   try {
     root = realpathSync(projectDir);
   } catch {
     // keep the resolved path
+  }
+  if (!isLink) {
+    // A folder on the way may be a link (.github -> elsewhere): the nearest existing folder must resolve inside.
+    let dir = dirname(resolve(p));
+    while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+    let real = dir;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      // keep it
+    }
+    if (!isInsideDir(real, root)) throw new WriteError(p, `its folder leads to ${real} through a symbolic link, outside the project (export writes only inside ${root})`);
+    return p;
+  }
+  let target: string;
+  try {
+    target = realpathSync(p);
+  } catch {
+    target = resolve(dirname(p), readlinkSync(p)); // a dangling link: its target is created
   }
   if (!isInsideDir(target, root)) {
     throw new WriteError(p, `it is a symbolic link to ${target}, outside the project (export writes only inside ${root})`);
@@ -401,6 +416,9 @@ export function exportRules(
     }
     for (const p of stale) checkOwned(p, readText(p), null, recorded);
   }
+  // Every place export would write or remove is checked first (links out of the project), so a refusal writes nothing.
+  for (const f of plan) writeTarget(join(projectDir, f.path), projectDir);
+  for (const p of [...stale, ...staleBlocks]) writeTarget(p, projectDir);
   const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
