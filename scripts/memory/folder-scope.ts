@@ -29,6 +29,14 @@ const NOT_SCOPE_AFTER = /^\s*(?:の\s*\S{0,12}?\s*)?(?:以下|の下|配下)?\s*
 export const SEQUENCE_RE =
   /^[:：]\s*(?:first|zuerst|erst|primero|сначала|先|首先|まず|먼저)(?![\p{L}])[\s\S]*(?:then|next|after that|dann|danach|después|luego|потом|затем|然后|再|次に|その後|그다음|다음에)/iu;
 
+/** A branch word after a name ("main 브랜치", "develop ブランチ", "main 分支", "main branch"): a git branch, not a folder. */
+const BRANCH_AFTER = /^\s*(?:브랜치|ブランチ|分支|branch|ветк|zweig)/iu;
+/** Git's usual branch names: in Chinese, Japanese or Korean text they name a branch unless a locative particle follows. */
+const BRANCH_NAMES = /^(?:main|master|develop|trunk|head)$/iu;
+
+/** Words that label a sentence before a colon ("Rule: …", "Note: …") rather than name where it applies. */
+const LABELS = /^(?:rules?|notes?|tips?|important|reminders?|updates?|todo|warnings?|polic(?:y|ies)|regel|hinweis|regla|nota|правило|заметка)$/iu;
+
 /** Folder names that are also activities: as a sentence's subject they give no scope (after "in" they still do). */
 const ACTIVITY_NAMES = /^(?:tests?|specs?|builds?|ci|deploy(?:s|ments?)?|releases?|logs?|lint(?:ing)?|checks?)$/iu;
 
@@ -92,9 +100,11 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
     if (word.length >= 2 && word === word.toUpperCase() && /\p{Lu}/u.test(word)) continue;
     // As a subject, an activity that is also a folder's name ("Tests must pass before merging", "Builds run on CI")
     // names what the rule is about, not where it applies.
-    const initial = at === text.length - sentenceStart.length && !ACTIVITY_NAMES.test(word);
+    // A generic label before a colon ("Rule: always …", "Note: …") is not the sentence's subject.
+    const initial = at === text.length - sentenceStart.length && !ACTIVITY_NAMES.test(word) && !(LABELS.test(word) && /^\s*[:：]/u.test(after));
+    if (BRANCH_AFTER.test(after)) continue;
     const placed =
-      (cjk && /^\p{Script=Latin}/u.test(word) && byName.has(word) && !/[-_]/.test(text.slice(at + word.length, at + word.length + 1))) ||
+      (cjk && /^\p{Script=Latin}/u.test(word) && byName.has(word) && !BRANCH_NAMES.test(word) && !/[-_]/.test(text.slice(at + word.length, at + word.length + 1))) ||
       LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || AFTER.test(after) || initial || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
     if (!placed || NOT_SCOPE_BEFORE.test(before) || NOT_SCOPE_AFTER.test(text.slice(at + word.length, at + word.length + 24))) continue;
     const clause = (text.slice(0, at).match(/[,，;；、]/gu) ?? []).length;

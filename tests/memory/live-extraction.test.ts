@@ -330,3 +330,16 @@ describe("refinement and expiry", { timeout: 30_000 }, () => {
     expect(activeRules(p.rulesDir)).toEqual(["Until the billing migration is done, no schema changes in billing.", "Never log card numbers."]);
   });
 });
+
+describe("folder scope from a word: labels and branch names (found by the second fresh-user pass)", () => {
+  const folders = ["rules", "src", "src/main", "src/main/java", "docs", "grades"];
+  it("a 'Rule:' label and a branch named main are not folders; a folder after a locative still is", async () => {
+    const { folderScope } = await import("../../scripts/memory/folder-scope.js");
+    expect(folderScope("Rule: always update the docs when you change an API.", folders)).toEqual([]);
+    expect(folderScope("앞으로는 절대로 main 브랜치에 직접 푸시하지 마세요.", folders)).toEqual([]);
+    expect(folderScope("main ブランチには直接プッシュしないでください。", folders)).toEqual([]);
+    expect(folderScope("Docs: keep them short.", folders)).toEqual(["docs/**"]);
+    expect(folderScope("grades 스키마는 건드리지 마세요.", folders)).toEqual(["grades/**"]);
+    expect(folderScope("main 里的代码不要直接改。", folders)).toEqual(["src/main/**"]);
+  });
+});
