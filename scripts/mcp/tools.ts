@@ -23,6 +23,13 @@ export interface ToolContext {
   projectDir: string;
   rulesDir: string;
   classifier: () => Classifier;
+  /** Set when the tools must not write (the project folder is the filesystem root or the home folder): why. */
+  noWrites?: string;
+}
+
+/** Throw UsageError when the context forbids writes (pin, unpin). */
+function assertWritable(ctx: ToolContext): void {
+  if (ctx.noWrites) throw new UsageError(`nothing written: the project folder ${ctx.projectDir} is ${ctx.noWrites}, not a project (start Claude Code inside a project)`);
 }
 
 /** A tool's answer: `text` for the model to read (a few lines), `data` the same as structured content. */
@@ -123,6 +130,7 @@ const pin = defineTool({
   },
   output: PinOut,
   async run(ctx, args) {
+    assertWritable(ctx);
     const r = await pinRule({ text: args.text, rulesDir: ctx.rulesDir, type: args.type, paths: args.paths, classifier: ctx.classifier() });
     const what = r.status === "added" ? "pinned" : r.status === "reactivated" ? "pinned again (was retired)" : "already pinned";
     const text = [`${what} [id ${r.id}]: ${r.text}${r.globs.length ? ` (paths: ${r.globs.join(", ")})` : ""}`, ...r.warnings].join("\n");
@@ -136,6 +144,7 @@ const unpin = defineTool({
   input: { rule: z.string().trim().min(1).describe("the rule's id, its text, or a part of its text") },
   output: { retired: z.array(z.object({ id: z.string(), text: z.string() })), files: z.array(z.string()), warnings: z.array(z.string()) },
   async run(ctx, args) {
+    assertWritable(ctx);
     const r = await unpinRule({ query: args.rule, rulesDir: ctx.rulesDir });
     const text = [...r.retired.map((x) => `unpinned ${x.id}: ${x.text}`), ...r.warnings].join("\n");
     return { text, data: { ...r } };

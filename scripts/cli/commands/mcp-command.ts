@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import { loadClassifier } from "../../io/model-file.js";
 import { defaultRulesDir } from "../../paths.js";
-import { existingFolder, rulesDirFrom } from "../../io/project-folders.js";
+import { existingFolder, notAProjectFolder, rulesDirFrom } from "../../io/project-folders.js";
 
 /**
  * `triage mcp [--project-dir DIR] [--rules-dir DIR] [--model PATH]`: the MCP server on stdio (scripts/mcp/). The
@@ -28,6 +28,9 @@ export function registerMcp(program: Command): void {
       // must not bundle it.
       const entry = import.meta.url.endsWith(".ts") ? "../../mcp/server.js" : "./mcp.mjs";
       const { serveStdio } = (await import(entry)) as typeof import("../../mcp/server.js");
-      await serveStdio({ projectDir, rulesDir, classifier: () => (classifier ??= loadClassifier(opts.model)) });
+      // The server still starts in / or the home folder (its read tools work), but pin and unpin refuse: as the hooks and
+      // the CLI, it never writes a rules folder there unless --rules-dir names one.
+      const noWrites = opts.rulesDir === undefined ? notAProjectFolder(projectDir) : undefined;
+      await serveStdio({ projectDir, rulesDir, classifier: () => (classifier ??= loadClassifier(opts.model)), noWrites });
     });
 }
