@@ -94,7 +94,7 @@ export function decodeBytes(bytes: Uint8Array, name: string): DecodedInput {
     text = utf16 ? new TextDecoder(utf16).decode(bytes) : lenient.decode(bytes);
     warnings.push(`${name}: not valid ${utf16 ? utf16.toUpperCase() : "UTF-8"}; invalid bytes replaced with U+FFFD`);
     if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
-    return { name, text, warnings, lossy: true };
+    return utf16 ? { name, text, warnings, lossy: true, utf16 } : { name, text, warnings, lossy: true };
   }
   if (text.includes("\u0000")) warnings.push(`${name}: contains NUL bytes (binary file?)`);
   return utf16 ? { name, text, warnings, utf16 } : { name, text, warnings };

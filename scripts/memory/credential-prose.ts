@@ -50,16 +50,18 @@ const LOGIN_SLASH_RE = new RegExp(
     `[\`"']?[\\p{L}\\p{N}._@-]{2,40}[\`"']?\\s+/\\s+${PW_VALUE}`,
   "dgiu",
 );
+/** Well-known account names (database, OS and admin-panel defaults): a typed value after "name / " or "name:" is its password. */
+const ACCOUNTS = "admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle";
 /**
  * A well-known account name, a slash with spaces around it, the password, with no login word: "the admin panel takes
  * admin / X", "管理画面には admin / X で入れます". The value must look typed and be 6 or more characters (typedRanges),
  * so "admin / user roles" is prose; "admin/settings" (no spaces) is a path.
  */
 const ACCOUNT_SLASH_RE = new RegExp(
-  `(?<![\\p{L}\\p{N}_./-])(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle)\\s+/\\s+${PW_VALUE}`,
+  `(?<![\\p{L}\\p{N}_./-])(?:${ACCOUNTS})\\s+/\\s+${PW_VALUE}`,
   "dgiu",
 );
-const ACCOUNT_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle) \/ /i;
+const ACCOUNT_HINT = new RegExp(`\\b(?:${ACCOUNTS}) / `, "i");
 /**
  * Getting in, without a login word: "管理画面には admin / X で入れます", "you get in with admin / X", "entras con admin / X",
  * "войти можно как admin / X", "用 admin / X 进去", "admin / X 로 들어가". With such a verb anywhere in the sentence, a
@@ -74,10 +76,10 @@ const PAIR_RE = /(?<![\p{L}\p{N}._@-])[\p{L}\p{N}._@-]{2,40}\s+\/\s+[`"']?([^\s`
  * "postgres:5432" (a host and port), "root:root" and "root/projects" are not passwords.
  */
 const ACCOUNT_COLON_RE = new RegExp(
-  `(?<![\\p{L}\\p{N}_./:@-])(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle)[:/]([^\\s/:,;'"\`]{6,200})(?=$|[\\s,;.!?)])`,
+  `(?<![\\p{L}\\p{N}_./:@-])(?:${ACCOUNTS})[:/]([^\\s/:,;'"\`]{6,200})(?=$|[\\s,;.!?)])`,
   "dgiu",
 );
-const ACCOUNT_COLON_HINT = /\b(?:admin|administrator|root|sa|postgres|deploy|ubuntu|guest|operator|superuser|elastic|oracle)[:/]\S/i;
+const ACCOUNT_COLON_HINT = new RegExp(`\\b(?:${ACCOUNTS})[:/]\\S`, "i");
 /**
  * A login word (or "user/pass"), an optional link, and `user/password` or `user:password` with nothing around the
  * separator: "log in with the creds admin/Winter2024", "the db user/pass is alice/Wint3r2024", "login alice:Pa55word".

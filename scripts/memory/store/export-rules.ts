@@ -11,7 +11,6 @@
  * refuses (ExportConflictError) to replace or remove one that was edited since, unless `force`.
  */
 import { createHash } from "node:crypto";
-import { isUtf8 } from "node:buffer";
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, unlinkSync } from "node:fs";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { dirname, join, resolve, sep } from "node:path";
@@ -24,7 +23,7 @@ import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError, UsageError, WriteError } from "../../errors.js";
 import { makeDirs, replaceAtomically } from "../../io/write-files.js";
 import { isInsideDir } from "../../paths.js";
-import { decodeBytes, encodeLike, inFormOf } from "../../io/text-io.js";
+import { type DecodedInput, decodeBytes, encodeLike, inFormOf } from "../../io/text-io.js";
 export { ExportConflictError };
 
 /** Supported export formats. */
@@ -251,16 +250,12 @@ export function mergeBlock(existing: string | null, block: string): string {
  * byte-order mark kept in it) or, after a UTF-16 byte-order mark, from UTF-16 (`utf16` says which, so the file is
  * written back the same way). Regular files only, capped; ReadError otherwise.
  */
-interface FoundText {
-  text: string;
-  utf16: "utf-16le" | "utf-16be" | null;
-}
+type FoundText = Pick<DecodedInput, "text" | "utf16">;
 function readFound(p: string): FoundText {
-  const bytes = readFileCapped(p, { maxBytes: INPUT_MAX_BYTES });
-  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : null;
+  const d = decodeBytes(readFileCapped(p, { maxBytes: INPUT_MAX_BYTES }), p);
   // Another encoding (Latin-1, Shift-JIS) would come back with U+FFFD in place of the user's bytes: refuse instead.
-  if (!utf16 && !isUtf8(bytes)) throw new UsageError(`${p}: not valid UTF-8; export would replace its bytes (convert the file to UTF-8 first)`);
-  return { text: utf16 ? decodeBytes(bytes, p).text : bytes.toString("utf8"), utf16 };
+  if (!d.utf16 && d.lossy) throw new UsageError(`${p}: not valid UTF-8; export would replace its bytes (convert the file to UTF-8 first)`);
+  return { text: d.text, utf16: d.utf16 };
 }
 const readText = (p: string): string => readFound(p).text;
 
@@ -322,7 +317,7 @@ function writeTarget(p: string, projectDir: string): string {
 
 /** Write `text` to `target` in the form of `like` (encoding) unless the bytes there are already the same. */
 function writeFoundIfChanged(target: string, text: string, like: FoundText | null): void {
-  const bytes = encodeLike(text, { utf16: like?.utf16 ?? undefined });
+  const bytes = encodeLike(text, like ?? {});
   try {
     if (readFileCapped(target, { maxBytes: INPUT_MAX_BYTES }).equals(bytes)) return;
   } catch {
@@ -417,12 +412,12 @@ export function exportRules(
     for (const p of stale) checkOwned(p, readText(p), null, recorded);
   }
   // Every place export would write or remove is checked first (links out of the project), so a refusal writes nothing.
-  for (const f of plan) writeTarget(join(projectDir, f.path), projectDir);
-  for (const p of [...stale, ...staleBlocks]) writeTarget(p, projectDir);
+  const targets = new Map<string, string>();
+  for (const p of [...plan.map((f) => join(projectDir, f.path)), ...stale, ...staleBlocks]) targets.set(p, writeTarget(p, projectDir));
   const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
-    const target = writeTarget(p, projectDir);
+    const target = targets.get(p) as string;
     const found = f.block && existsSync(target) ? readFound(target) : null;
     const content = f.block ? (inFoundForm(found, (text) => mergeBlock(text, f.content)) as string) : f.content;
     writing(p, () => {
@@ -438,7 +433,7 @@ export function exportRules(
     removed.push(p);
   }
   for (const p of staleBlocks) {
-    const target = writeTarget(p, projectDir);
+    const target = targets.get(p) as string;
     const found = readFound(target);
     const rest = inFoundForm(found, (text) => removeBlock(text as string));
     if (rest === found.text) continue;
