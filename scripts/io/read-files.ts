@@ -236,11 +236,14 @@ export const TRANSCRIPT_SNIFF_BYTES = 64 * 1024;
  */
 export function looksLikeTranscript(path: string): boolean | null {
   let head = "";
+  let cut = false;
   try {
     const fd = openSync(path, "r");
     try {
       const buf = Buffer.alloc(TRANSCRIPT_SNIFF_BYTES);
-      head = buf.subarray(0, readSync(fd, buf, 0, TRANSCRIPT_SNIFF_BYTES, 0)).toString("utf8");
+      const n = readSync(fd, buf, 0, TRANSCRIPT_SNIFF_BYTES, 0);
+      cut = n === TRANSCRIPT_SNIFF_BYTES;
+      head = buf.subarray(0, n).toString("utf8");
     } finally {
       closeSync(fd);
     }
@@ -249,7 +252,7 @@ export function looksLikeTranscript(path: string): boolean | null {
   }
   if (head.trim() === "") return null;
   const lines = head.split("\n");
-  if (head.length === TRANSCRIPT_SNIFF_BYTES && lines.length > 1) lines.pop(); // a line cut by the sniff window
+  const partial = cut ? lines.pop() : undefined; // a line cut by the sniff window
   for (const line of lines) {
     try {
       const v = JSON.parse(line) as unknown;
@@ -258,5 +261,7 @@ export function looksLikeTranscript(path: string): boolean | null {
       // not JSON: look further
     }
   }
+  // A first line longer than the window (a pasted log in the first message): the start of a transcript line's object.
+  if (lines.every((l) => l.trim() === "") && partial !== undefined && /^\s*\{"/.test(partial) && /"(?:type|sessionId|parentUuid)":/.test(partial)) return true;
   return false;
 }

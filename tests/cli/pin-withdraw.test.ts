@@ -29,3 +29,32 @@ describe("withdrawals and hand-pinned rules", () => {
     expect(left).not.toContain("Never deploy on Fridays.");
   });
 });
+
+describe("third fresh-user pass", () => {
+  it("a transcript whose first line is longer than the sniff window is still a transcript; its rules are read", () => {
+    const dir = tempDir("kt-bigfirst-");
+    const t = join(dir, "t.jsonl");
+    writeFileSync(t, `${line("u1", "s1", `Never push to main. ${"y".repeat(66_000)}`)}\n${line("u2", "s1", "Always run the tests before merging.")}\n`);
+    const r = triage(["extract", t, "--rules-dir", join(dir, "rules")]);
+    expect(r.code, r.stderr).toBe(0);
+    const text = readdirSync(join(dir, "rules")).filter((f) => f.endsWith(".md")).map((f) => readFileSync(join(dir, "rules", f), "utf8")).join("");
+    expect(text).toContain("Always run the tests before merging.");
+  });
+
+  it("pin refuses text that was not UTF-8 instead of storing U+FFFD", () => {
+    const dir = tempDir("kt-pinfffd-");
+    const r = triage(["pin", "Never deploy \uFFFDt\uFFFD.", "--rules-dir", join(dir, "rules"), "--type", "constraint", "--model", "/dev/null"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^triage: pin: the rule holds bytes that are not valid UTF-8/);
+  });
+
+  it("export --out into a folder not created yet writes there (no false symbolic-link refusal)", () => {
+    const dir = tempDir("kt-exportnew-");
+    const rules = join(dir, "rules");
+    expect(triage(["pin", "Never deploy on Fridays.", "--rules-dir", rules, "--type", "constraint", "--model", "/dev/null"]).code).toBe(0);
+    const out = join(dir, "newdir");
+    const r = triage(["export", "--format", "agents", "--rules-dir", rules, "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(out, "AGENTS.md"), "utf8")).toContain("- Never deploy on Fridays.");
+  });
+});

@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, unlinkSync } from "node:fs";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import * as z from "zod/mini";
 import { expandBraces } from "../../operators/globs.js";
 import { globSlug } from "../render.js";
@@ -273,6 +273,21 @@ function inFoundForm(found: FoundText | null, edit: (lfText: string | null) => s
 }
 
 /**
+ * The real path of `path` as far as it exists: its nearest existing folder with links resolved, plus the part not
+ * created yet ("out/new/AGENTS.md" under a missing "out/new" resolves "out" and keeps "new/AGENTS.md").
+ */
+function realPathOf(path: string): string {
+  const full = resolve(path);
+  let dir = full;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    return join(realpathSync(dir), relative(dir, full));
+  } catch {
+    return full;
+  }
+}
+
+/**
  * The file a write to project path `p` changes: `p` itself, or, when `p` is a symbolic link (AGENTS.md linked to
  * CLAUDE.md is common), the file it points to, so the link stays a link. Throws WriteError when that file is
  * outside `projectDir` (export writes only inside the project).
@@ -284,22 +299,10 @@ function writeTarget(p: string, projectDir: string): string {
   } catch {
     // missing: created as a plain file, in a folder checked below
   }
-  let root = resolve(projectDir);
-  try {
-    root = realpathSync(projectDir);
-  } catch {
-    // keep the resolved path
-  }
+  const root = realPathOf(projectDir);
   if (!isLink) {
-    // A folder on the way may be a link (.github -> elsewhere): the nearest existing folder must resolve inside.
-    let dir = dirname(resolve(p));
-    while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
-    let real = dir;
-    try {
-      real = realpathSync(dir);
-    } catch {
-      // keep it
-    }
+    // A folder on the way may be a link (.github -> elsewhere): the folder must resolve inside.
+    const real = realPathOf(dirname(resolve(p)));
     if (!isInsideDir(real, root)) throw new WriteError(p, `its folder leads to ${real} through a symbolic link, outside the project (export writes only inside ${root})`);
     return p;
   }

@@ -52,6 +52,8 @@ const ABSOLUTE = /^(?:[/\\]|~(?:[/\\]|$)|[A-Za-z]:(?:[/\\]|$))/;
 export async function pinRule(opts: PinOptions): Promise<PinReport> {
   const raw = opts.text.replace(/\r\n?/g, "\n").trim();
   if (raw === "") throw new UsageError("pin: the rule text is empty");
+  // Bytes that were not UTF-8 reach us as U+FFFD (the shell's argument, an MCP client's string): refuse, not store them.
+  if (raw.includes("\uFFFD")) throw new UsageError("pin: the rule holds bytes that are not valid UTF-8 (shown as U+FFFD); pin it as UTF-8 text");
   if (raw.length > PIN_MAX_CHARS) {
     throw new UsageError(`pin: the rule is ${raw.length.toLocaleString("en")} characters; at most ${PIN_MAX_CHARS.toLocaleString("en")} (it is loaded into every session whole)`);
   }
