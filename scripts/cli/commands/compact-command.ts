@@ -9,6 +9,8 @@ import { encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from ".
 import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
 import { type CompactOptions, compact } from "../../operators/compact.js";
 import { CompactErrorSchema, CompactReportSchema } from "../operator-json.js";
+import type { ClassifiedUnit } from "../../engine/types.js";
+import { visibleTruncated } from "../../terminal.js";
 
 /** Parse a --budget / --ratio pair into a token budget for an input of `inputTokens` tokens (UsageError on bad input). */
 export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inputTokens: number, names = ["--budget", "--ratio"]): number {
@@ -61,6 +63,30 @@ interface CompactFlags {
   model?: string;
   pinMass?: string;
   force?: boolean;
+  explain?: boolean;
+}
+
+/** Widest text shown per line of `--explain`, in characters. */
+const EXPLAIN_TEXT_MAX = 90;
+
+/**
+ * The `--explain` report (stderr lines): sizes, counts of units per action, then one line per unit that did not stay
+ * as written ("dropped  L7  episodic  Last updated: ..."; a merge names the line it went into), in source order.
+ */
+export function explainLines(result: ReturnType<typeof compact>, units: readonly ClassifiedUnit[]): string[] {
+  const count = (a: string): number => result.units.filter((r) => r.action === a).length;
+  const pinned = result.units.filter((r) => r.pinned).length;
+  const out = [
+    `compacted ${result.before} -> ${result.after} tokens (budget ${result.budget}; smallest safe ratio ${result.smallestRatio.toFixed(2)}): ` +
+      `${count("kept")} kept as written (${pinned} pinned rules and near-rules), ${count("compressed")} compressed, ${count("merged")} merged, ${count("dropped")} dropped`,
+  ];
+  const textAt = new Map(units.map((u) => [u.line, u.text.split("\n")[0] ?? ""]));
+  for (const r of result.units) {
+    if (r.action === "kept") continue;
+    const where = r.action === "merged" && r.into !== undefined ? `L${r.line}->L${r.into}` : `L${r.line}`;
+    out.push(`  ${r.action.padEnd(10)} ${where.padEnd(11)} ${r.type.padEnd(10)} ${visibleTruncated((textAt.get(r.line) ?? "").trim(), EXPLAIN_TEXT_MAX)}`);
+  }
+  return out;
 }
 
 /** `triage compact <file|-> (--budget N | --ratio R | --ratio min) [-o out] [--json]`; exit 2 (with --json: a CompactErrorSchema object on stdout) when the rules do not fit. */
@@ -76,6 +102,7 @@ export function registerCompact(program: Command): void {
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
     .option("--pin-mass <p>", `also keep word for word units with P(constraint)+P(procedural) >= p (default ${PIN_MASS}; 1.01: the rules alone); types are not changed`)
     .option("--force", "allow -o to overwrite an existing file (even the input)")
+    .option("--explain", "also print to stderr what was dropped, merged or compressed, line by line")
     .action((file: string, opts: CompactFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       if (opts.output === "-") opts.output = undefined; // -o - is standard output, as without -o
@@ -99,6 +126,7 @@ export function registerCompact(program: Command): void {
       const text = inFormOf(input.text, result.text); // the input's byte-order mark and CRLF line breaks, if it had them
       // A file keeps the input's encoding too (UTF-16 with its byte-order mark); standard output is UTF-8.
       if (opts.output) writeFileAtomic(opts.output, encodeLike(text, input));
+      if (opts.explain) for (const l of explainLines(result, units)) stderrLine(l);
       if (opts.json) {
         const report = CompactReportSchema.parse({
           file,
@@ -114,6 +142,8 @@ export function registerCompact(program: Command): void {
         writeStdout(`${JSON.stringify(report)}\n`);
       } else if (!opts.output) {
         writeStdout(text);
+      } else if (opts.explain) {
+        stderrLine(`wrote ${opts.output}`);
       } else {
         stderrLine(`compacted ${result.before} -> ${result.after} tokens (budget ${result.budget}); wrote ${opts.output}`);
       }
