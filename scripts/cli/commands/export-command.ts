@@ -34,7 +34,10 @@ export function registerExport(program: Command): void {
       const r = exportRules(rulesDir, opts.out ?? process.cwd(), format, { force: opts.force });
       if (r.rules === 0) stderrLine(`no rules in ${rulesDir}`);
       for (const w of r.warnings) stderrLine(w);
-      for (const f of r.files) writeStdout(`wrote ${visibleName(f)}\n`);
+      for (const f of r.files) {
+        const real = r.links[f];
+        writeStdout(real === undefined ? `wrote ${visibleName(f)}\n` : `wrote ${visibleName(real)} (through the link ${visibleName(f)})\n`);
+      }
       for (const f of r.removed) writeStdout(`removed ${visible(f)}\n`);
     });
 }

@@ -437,14 +437,15 @@ function writing(path: string, step: () => void): void {
  * copilot-instructions.md) that no longer get one. Returns the paths written or kept, the removed ones and
  * the warnings of planExportChecked (limits). Whole files (cursor, copilot, windsurf) edited since the
  * last export, or not written by it, are neither replaced nor removed: ExportConflictError before anything
- * is written, unless `opts.force`. Managed blocks replace only the block.
+ * is written, unless `opts.force`. Managed blocks replace only the block. `links` maps each path in `files` that is a
+ * symbolic link to the file actually written (AGENTS.md -> CLAUDE.md).
  */
 export function exportRules(
   rulesDir: string,
   projectDir: string,
   format: ExportFormat,
   opts: { force?: boolean } = {},
-): { files: string[]; removed: string[]; rules: number; warnings: string[] } {
+): { files: string[]; removed: string[]; rules: number; warnings: string[]; links: Record<string, string> } {
   const parsed = readRuleFiles(rulesDir);
   const agentsFile = join(projectDir, "AGENTS.md");
   const otherBytes = format === "agents" && existsSync(agentsFile) ? bytesOutsideBlock(readText(agentsFile), shown(agentsFile, projectDir)) : 0;
@@ -453,6 +454,7 @@ export function exportRules(
   const recorded = state.files;
   const files: string[] = [];
   const removed: string[] = [];
+  const links: Record<string, string> = {};
   const dirs: Record<string, string> = { cursor: ".cursor/rules", copilot: ".github/instructions", windsurf: ".windsurf/rules" };
   const d = dirs[format];
   const keep = new Set(plan.map((f) => join(projectDir, f.path)));
@@ -491,6 +493,7 @@ export function exportRules(
     });
     if (!f.block) next[resolve(p)] = sha256(content);
     files.push(p);
+    if (target !== p) links[p] = target;
   }
   for (const p of stale) {
     writing(p, () => unlinkSync(p));
@@ -515,5 +518,5 @@ export function exportRules(
       writeIfChanged(statePath, toJson(blocks.length ? { version: 1, files: next, blocks } : { version: 1, files: next }));
     });
   }
-  return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0), warnings };
+  return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0), warnings, links };
 }
