@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
-import { EXPORT_FORMATS, exportRules, planExportChecked, type ExportFormat } from "../../memory/store/export-rules.js";
+import { EXPORT_FORMATS, exportRules, planExportChecked, skippedWarnings, type ExportFormat } from "../../memory/store/export-rules.js";
 import { readRuleFiles } from "../../memory/store/pinned-rules.js";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible, visibleName } from "../../terminal.js";
@@ -26,8 +26,9 @@ export function registerExport(program: Command): void {
       // the previously exported files.
       if (!existsSync(rulesDir) || !statSync(rulesDir).isDirectory()) throw new UsageError(`no rules folder at ${rulesDir}`);
       if (opts.stdout) {
-        const plan = planExportChecked(format, readRuleFiles(rulesDir));
-        for (const w of plan.warnings) stderrLine(w);
+        const skipped: Array<{ name: string; why: string }> = [];
+        const plan = planExportChecked(format, readRuleFiles(rulesDir, skipped));
+        for (const w of [...skippedWarnings(skipped), ...plan.warnings]) stderrLine(w);
         for (const f of plan.files) writeStdout(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
         return;
       }

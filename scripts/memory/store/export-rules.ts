@@ -212,6 +212,11 @@ export function planExportChecked(format: ExportFormat, ruleFiles: ParsedRuleFil
   return { files: out, warnings };
 }
 
+/** One warning per rule file readRuleFiles skipped (binary, broken frontmatter): it is not exported. */
+export function skippedWarnings(skipped: ReadonlyArray<{ name: string; why: string }>): string[] {
+  return skipped.map((s) => `export: skipped ${s.name}: ${s.why}`);
+}
+
 /** The one instructions file Copilot Chat on github.com reads; export owns only its managed block. */
 export const COPILOT_REPO_FILE = ".github/copilot-instructions.md";
 
@@ -446,10 +451,12 @@ export function exportRules(
   format: ExportFormat,
   opts: { force?: boolean } = {},
 ): { files: string[]; removed: string[]; rules: number; warnings: string[]; links: Record<string, string> } {
-  const parsed = readRuleFiles(rulesDir);
+  const skipped: Array<{ name: string; why: string }> = [];
+  const parsed = readRuleFiles(rulesDir, skipped);
   const agentsFile = join(projectDir, "AGENTS.md");
   const otherBytes = format === "agents" && existsSync(agentsFile) ? bytesOutsideBlock(readText(agentsFile), shown(agentsFile, projectDir)) : 0;
-  const { files: plan, warnings } = planExportChecked(format, parsed, { otherBytes });
+  const { files: plan, warnings: planWarnings } = planExportChecked(format, parsed, { otherBytes });
+  const warnings = [...skippedWarnings(skipped), ...planWarnings];
   const state = loadExportState(rulesDir);
   const recorded = state.files;
   const files: string[] = [];
