@@ -11,7 +11,7 @@
 set -euo pipefail
 
 die() { echo "install.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 SCOPE="" PROJECT="$PWD"

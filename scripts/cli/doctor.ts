@@ -1,6 +1,6 @@
 /**
  * `triage doctor`: the wiring of Claude Code (hooks registered in a settings file or by the enabled plugin,
- * the bundle they run reachable, Node 20+) and the lint of the rules folder and of the files `triage export`
+ * the bundle they run reachable, registered in one place only, Node 20+) and the lint of the rules folder and of the files `triage export`
  * writes for other agents (scripts/memory/store/rule-lint.ts). Reads settings from `~/.claude` (or
  * `$CLAUDE_CONFIG_DIR`) and `<project>/.claude`; writes nothing.
  */
@@ -46,6 +46,8 @@ export function checkWiring(projectDir: string, configDir = process.env.CLAUDE_C
   out.push({ ok: major >= 20, file: "node", message: major >= 20 ? `Node ${nodeVersion}` : `Node ${nodeVersion}: Knowledge Triage needs Node 20 or newer` });
   const settingsFiles = [join(configDir, "settings.json"), join(projectDir, ".claude", "settings.json"), join(projectDir, ".claude", "settings.local.json")];
   const registered = new Set<string>();
+  // Where each event's hook is registered: a settings file, or the plugin. Claude Code runs every registration.
+  const places = new Map<string, Set<string>>();
   let plugin = false;
   for (const file of settingsFiles) {
     if (!existsSync(file)) continue;
@@ -62,6 +64,7 @@ export function checkWiring(projectDir: string, configDir = process.env.CLAUDE_C
         const bundle = parts.flatMap((p) => p.split(/\s+/)).find((p) => /triage\.mjs["']?$/.test(p));
         if (!bundle) continue;
         registered.add(event);
+        places.set(event, (places.get(event) ?? new Set<string>()).add(file));
         // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's placeholder, substituted here as it would
         const path = bundle.replace(/^["']|["']$/g, "").replace("${CLAUDE_PROJECT_DIR}", projectDir);
         if (!existsSync(path)) out.push({ ok: false, file, message: `the ${event} hook runs ${path}, which does not exist (moved clone? run install.sh again)` });
@@ -74,6 +77,13 @@ export function checkWiring(projectDir: string, configDir = process.env.CLAUDE_C
     const reachable = paths.some((p) => p && existsSync(join(p, "dist", "triage.mjs")));
     out.push({ ok: true, file: "plugin", message: "the knowledge-triage plugin is enabled (its hooks.json registers PreCompact, SessionStart and SessionEnd)" });
     if (!reachable) out.push({ ok: false, file: join(configDir, "plugins", "installed_plugins.json"), message: "the plugin's installed copy has no dist/triage.mjs: reinstall it (claude plugin install knowledge-triage@…)" });
+  }
+  const PLUGIN = "the knowledge-triage plugin";
+  const twice = EVENTS.filter((e) => (places.get(e)?.size ?? 0) + (plugin ? 1 : 0) > 1);
+  if (twice.length > 0) {
+    const n = Math.max(...twice.map((e) => (places.get(e)?.size ?? 0) + (plugin ? 1 : 0)));
+    const where = [...new Set([...(plugin ? [PLUGIN] : []), ...twice.flatMap((e) => [...(places.get(e) ?? [])])])];
+    out.push({ ok: false, file: where.filter((w) => w !== PLUGIN).join(", "), message: `Knowledge Triage hooks are registered in more than one place (${where.join(", ")}): Claude Code runs each, so ${twice.join(", ")} run ${n === 2 ? "twice" : `${n} times`}; keep one (uninstall.sh --scope …, or disable the plugin)` });
   }
   const missing = EVENTS.filter((e) => !registered.has(e));
   if (!plugin && missing.length === EVENTS.length) out.push({ ok: false, file: settingsFiles.join(", "), message: "no Knowledge Triage hooks registered: install the plugin or run install.sh" });

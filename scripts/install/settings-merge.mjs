@@ -4,7 +4,8 @@
 //   node scripts/install/settings-merge.mjs add    <settings.json> <abs path of dist/triage.mjs>
 //   node scripts/install/settings-merge.mjs remove <settings.json> <abs path of dist/triage.mjs>
 // Prints one line per change ("+ ...", "- ...", "= ..." for already present). Exit 1 with one line when the
-// file is not a JSON object (the file is then left as it was). Writes are atomic (temp file + rename).
+// file is not a JSON object (the file is then left as it was). Writes are atomic (temp file + rename); a settings
+// file that is a symbolic link is written at the file it points to, and the link kept.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -47,11 +48,34 @@ function read(file) {
   return { data, existed: true };
 }
 
-function write(file, data) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
+/**
+ * The file a write to `file` changes: `file` itself, or the file a symbolic link points to (a dotfiles setup links
+ * ~/.claude/settings.json into a repository), so the link stays a link. A dangling link's target is created.
+ */
+function target(file) {
+  let link = false;
+  try {
+    link = fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return file;
+  }
+  if (!link) return file;
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(path.dirname(file), fs.readlinkSync(file));
+  }
+}
+
+/** " (through the link <file>)" when `file` is a symbolic link to `real`, else "". */
+const through = (file, real) => (real === file ? "" : ` (through the link ${file})`);
+
+/** Write `data` atomically (temp file + rename) at `real`, the file `file` is or links to (target()). */
+function write(real, data) {
+  fs.mkdirSync(path.dirname(real), { recursive: true });
+  const tmp = `${real}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  fs.renameSync(tmp, real);
 }
 
 /** Remove our handlers (all clones when bundle is null); drops groups/events/hooks left empty by us. */
@@ -95,8 +119,9 @@ export function add(file, bundle) {
     data.hooks[e.event].push({ ...(e.matcher ? { matcher: e.matcher } : {}), hooks: [e.handler] });
     log.push(`+ ${show(e)}`);
   }
-  write(file, data);
-  return [`${existed ? "updated" : "created"} ${file}`, ...log];
+  const real = target(file);
+  write(real, data);
+  return [`${existed ? "updated" : "created"} ${real}${through(file, real)}`, ...log];
 }
 
 /** Remove exactly our hooks for this bundle path; deletes the file if nothing else is left in it. */
@@ -105,12 +130,14 @@ export function remove(file, bundle) {
   const { data } = read(file);
   const log = [];
   if (!strip(data, bundle, log)) return [`= no Knowledge Triage hooks in ${file}`];
-  if (Object.keys(data).length === 0) {
+  const real = target(file);
+  // A file that held only our hooks goes; behind a symbolic link it is emptied instead, so the link stays valid.
+  if (Object.keys(data).length === 0 && real === file) {
     fs.rmSync(file);
     return [...log, `removed ${file} (it held only our hooks)`];
   }
-  write(file, data);
-  return [`updated ${file}`, ...log];
+  write(real, data);
+  return [`updated ${real}${through(file, real)}`, ...log];
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("settings-merge.mjs")) {

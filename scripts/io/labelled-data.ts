@@ -41,8 +41,13 @@ function parseJsonl<T>(path: string, text: string, parse: (v: unknown) => T): T[
     try {
       out.push(parse(v));
     } catch (e) {
-      const issue = (e as { issues?: { path: (string | number)[]; message: string }[] }).issues?.[0];
-      throw new DataError(`${path}:${i + 1}: ${issue ? `${issue.path.join(".") || "value"}: ${issue.message}` : (e as Error).message}`);
+      const issue = (e as { issues?: { path: (string | number)[]; message: string; values?: unknown[] }[] }).issues?.[0];
+      if (!issue) throw new DataError(`${path}:${i + 1}: ${(e as Error).message}`);
+      const field = issue.path.join(".") || "value";
+      // An enum (the knowledge types): name the value found and the values allowed, not zod's "Invalid input".
+      const got = issue.path.reduce<unknown>((o, k) => (o !== null && typeof o === "object" ? (o as Record<string | number, unknown>)[k] : undefined), v);
+      const what = issue.values ? `${JSON.stringify(got)} is not a ${field}; use one of ${issue.values.join(", ")}` : issue.message;
+      throw new DataError(`${path}:${i + 1}: ${field}: ${what}`);
     }
   });
   return out;

@@ -88,13 +88,17 @@ export function projectDirFrom(cwd: string, home: string = homedir()): string {
 /**
  * The rules folder a command works on: `--rules-dir` when given, else the project's default (projectDirFrom `cwd`).
  * Throws UsageError when the given path exists but is not a folder (a file would otherwise surface as a raw
- * ENOTDIR, or be reported as an empty rules folder) and for an empty path. A missing folder is fine: the command
+ * ENOTDIR, or be reported as an empty rules folder), for an empty path, and for the filesystem root or the home folder
+ * `home` (notAProjectFolder: the hooks refuse the same). A missing folder is fine: the command
  * creates or reports it. Throws what projectDirFrom throws when `option` is undefined.
  */
-export function rulesDirFrom(option: string | undefined, cwd: string): string {
-  if (option === undefined) return defaultRulesDir(projectDirFrom(cwd));
+export function rulesDirFrom(option: string | undefined, cwd: string, home: string = homedir()): string {
+  if (option === undefined) return defaultRulesDir(projectDirFrom(cwd, home));
   // An empty path would resolve to the working folder: rule files and .state/ in the project root.
   if (option.trim() === "") throw new UsageError("--rules-dir is empty: give a folder (default: .claude/rules/knowledge-triage of the project)");
+  // "/" or "$HOME" (also "$UNSET/"): rule files and .state/ would land in the filesystem root or the home folder.
+  const not = notAProjectFolder(resolve(cwd, option), home);
+  if (not) throw new UsageError(`--rules-dir ${option}: is ${not}; rule files and .state/ would land there (give a rules folder, e.g. .claude/rules/knowledge-triage)`);
   let isDir = true;
   try {
     isDir = statSync(option).isDirectory();

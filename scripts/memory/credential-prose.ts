@@ -8,12 +8,12 @@
 
 /** Latin-script password words (word boundaries needed). Bare "pass" is a cue only in a login context (below). */
 const PW_LATIN =
-  "pass(?:word|wd|phrase|code)?|pwd|pw|(?:client[-_ ]?)?secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|(?:door|gate|alarm|safe|lock|entry|keypad|garage|building)[- ]?code|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
+  "pass[- ]phrase|passsatz|kennsatz|frase (?:de contraseña|de paso|secreta)|phrase (?:secrète|de passe)|pass(?:word|wd|phrase|code)?|pwd|pw|(?:client[-_ ]?)?secret|token|api[-_ ]?key|apikey|pin(?:[- ]?code)?|(?:door|gate|alarm|safe|lock|entry|keypad|garage|building)[- ]?code|contraseña|clave|passwort|kennwort|mot de passe|senha|parola d'ordine";
 /** Password words of other scripts, matched anywhere (no word boundaries in CJK). */
-const PW_OTHER = "пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호|كلمة المرور|كلمة السر|كلمة مرور|الرمز السري";
+const PW_OTHER = "парольн(?:ая|ую|ой) фраз(?:а|у|ой)|密码短语|口令短语|パスフレーズ|패스프레이즈|암호 문구|пароль|паролем|пароля|токен|密码|密碼|口令|パスワード|暗証番号|비밀번호|비밀 번호|비번|패스워드|암호|كلمة المرور|كلمة السر|كلمة مرور|الرمز السري";
 /** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
 const PW_LINK =
-  "\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-|هي|هو)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";
+  "\\s+(?:is|was|ist|lautet|es|est|это)\\s*[:：]\\s*|\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-|هي|هو)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";
 const PW_VALUE = "[`\"'«“]?([^\\s`\"'«»“”,;]{1,200})";
 const PASSWORD_RE = new RegExp(
   `(?:(?<![\\p{L}\\p{N}_-])(?:my |the |a |our |your |new |old )?(${PW_LATIN})(?![\\p{L}\\p{N}_-])|(${PW_OTHER}))(?:${PW_LINK})${PW_VALUE}`,
@@ -101,6 +101,49 @@ const LOGIN_PASS_RE = new RegExp(
 /** "sign in with X as the password", "use X as your passphrase". */
 const AS_PASSWORD_RE = /\b(?:with|using|use)\s+[`"']?([^\s`"',;]{1,200}?)[`"']?\s+as\s+(?:the\s+|your\s+|a\s+|my\s+)?(?:password|passphrase|passwort|pw)\b/dgiu;
 
+/** Passphrase words in the seven languages: their value is a clause of 2+ words ("passphrase: purple monkey dishwasher 42"). */
+const PHRASE_WORD = /^(?:pass[- ]?phrase|passsatz|kennsatz|frase |phrase |парольн|密码短语|口令短语|パスフレーズ|패스프레이즈|암호 문구)/u;
+/** Password words whose value may be a clause of 3+ words ("the password is correct horse battery staple"). */
+const PASSWORD_WORD = /^(?:pass(?:word|wd|code)|pwd|pw|contraseña|clave|passwort|kennwort|mot de passe|senha|пароль|密码|密碼|口令|パスワード|비밀번호|비밀 번호|비번|패스워드|암호)$/u;
+/**
+ * Words that make a clause a description rather than a value ("the password is stored in Vault", "… is rotated
+ * monthly by ops", "die Passphrase wird im Tresor gespeichert"): articles, prepositions, auxiliaries, pronouns
+ * and frequency adverbs of the Latin-script and Cyrillic languages of the set.
+ */
+const FUNCTION_WORDS = new Set(
+  (
+    "the a an to of in on at for from by with without into onto over under via through and or but nor not no never ever always only also just " +
+    "still then than so if when where which who what that this these those it its they them their we our us you your he she his her is are " +
+    "was were be been being am do does did has have had will would shall should can could may might must cannot can't won't don't doesn't " +
+    "isn't aren't wasn't again any every each all some more most less very too usually often sometimes here there now later before after " +
+    "until unless while because since as per see ask check use der die das den dem des ein eine einen einem und oder nicht nie immer im am " +
+    "an auf für mit von vom zum zur wird werden ist sind bei aus el la los las un una de del en y o nunca siempre se son con por para al " +
+    "ich du er wir ihr sie es man le les du une et ou ne pas jamais toujours dans avec pour par sont в во на не и или с со по для от к из у за это что как только никогда всегда"
+  ).split(" "),
+);
+/** First words of a description ("is required", "is case sensitive", "is managed by ops"). */
+const DESCRIPTION_START = new Set(
+  "required optional needed missing wrong invalid valid weak strong long short case unique unknown empty blank set unset same different random secret private known".split(" "),
+);
+
+/**
+ * End index of a multi-word value starting at `start`: the clause up to `, ; . ! ?` or a line break, when it has
+ * `minWords` to 8 words, none of them a function word, the first not a description ("required", "stored",
+ * "monthly") nor typed (a one-word password, handled by the caller). Undefined when the clause reads as a description.
+ */
+function phraseEnd(text: string, start: number, minWords: number): number | undefined {
+  const clause = (/^[^,;.!?\n。，；！？、]{0,160}/u.exec(text.slice(start))?.[0] ?? "").replace(/\s+$/u, "");
+  const words = clause.split(/\s+/u).filter((w) => w !== "");
+  if (words.length < minWords || words.length > 8) return undefined;
+  const bare = words.map((w) => w.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}']+$/gu, ""));
+  if (bare.some((w) => FUNCTION_WORDS.has(w))) return undefined;
+  const first = bare[0] ?? "";
+  if (DESCRIPTION_START.has(first) || /^\p{Ll}+(?:ed|ly|ing|en)$/u.test(first)) return undefined;
+  // A typed first word ("Xk9#2mq Ich vergesse …", a sentence running on without a stop) is a one-word value.
+  if (looksTyped(words[0] ?? "")) return undefined;
+  return start + clause.length;
+}
+
 /** Words that follow a password word without being its value ("the password field", "password is required"). */
 const NOT_A_VALUE = new Set(
   (
@@ -114,7 +157,7 @@ const NOT_A_VALUE = new Set(
     "expiry expiration lifetime refresh refreshes bucket buckets header headers scope scopes count limit limits budget budgets type types " +
     "exchange flow flows endpoint endpoints holder holders handling handler value values name names owner owners leak leaks leaked " +
     "es el la los las de del en un una y o ist der die das und oder ein eine est le les des et ou une une " +
-    "files secrets tokens passwords keys key pins pin code codes number numbers management rotation sharing"
+    "files secrets tokens passwords keys key pins pin code codes number numbers management rotation sharing case sensitive see ask check least"
   ).split(" "),
 );
 const PLACEHOLDER_RE =
@@ -178,6 +221,17 @@ function wordRanges(text: string): Array<[number, number]> {
       const end = text.indexOf(close, at[0]);
       const inner = end > at[0] && end - at[0] <= 200 ? text.slice(at[0], end) : "";
       if (inner.trim() !== "" && !PLACEHOLDER_RE.test(inner.trim()) && !/^-/.test(inner) && !/\n/.test(inner)) {
+        out.push([at[0], end]);
+        continue;
+      }
+    }
+    // A passphrase or a password of several words after ":"/"="/a copula: the whole clause, unless it reads as a description.
+    if (!/^\s+$/u.test(link) && !verbPass && (PHRASE_WORD.test(word) || PASSWORD_WORD.test(word))) {
+      const end = phraseEnd(text, at[0], PHRASE_WORD.test(word) ? 2 : 3);
+      // After a CJK or Korean word the words are not space-separated, so a function word cannot be told: the value
+      // must hold ASCII, as below ("비밀번호는 로그에 남기지 마세요" is a rule). Cyrillic words are checked like Latin ones.
+      const unsplit = m[2] !== undefined && !/^\p{Script=Cyrillic}/u.test(word);
+      if (end !== undefined && !(unsplit && !/[\x21-\x7e]/.test(text.slice(at[0], end)))) {
         out.push([at[0], end]);
         continue;
       }

@@ -42,7 +42,8 @@ function looksSecret(tok: string, vet: Vet | undefined): boolean {
     case "kv":
       return v.length >= 3;
     case "word":
-      return v.length >= 6 && !ORDINARY_AFTER_WORD.test(v);
+      // A lowercase participle or adverb ("hashed", "rotated", "monthly") describes the password; it is not one.
+      return v.length >= 6 && !ORDINARY_AFTER_WORD.test(v) && !/^[a-z]+(?:ed|ly|ing)$/.test(v);
     case "flag":
       // A path, an option list (`--secret id=npmrc,src=.npmrc`) or an env var name is not the secret itself.
       return v.length >= 4 && !/^[./~]|^[\w-]+=|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(v);

@@ -180,6 +180,26 @@ export const PATTERNS: SecretPattern[] = [
     vet: "token",
     hint: WORD_HINT,
   },
+  // A token right after "auth" ("Twilio … auth 9f8e…"): "auth token" is a WEAK_WORD above, bare "auth" is not (it is too
+  // often part of a name: "author", "OAuth").
+  {
+    name: "auth-word-then-token",
+    re: /(?<![A-Za-z])auth\s+(?:is\s+)?(?:[:=]\s*)?["'`]?([A-Za-z0-9+/_.~=-]{16,})/dgi,
+    group: 1,
+    // "token": a run of 10+ mixed letters and digits, so a path after "auth" ("auth middleware/v2/session.ts") is not one.
+    vet: "token",
+    hint: /auth/i,
+  },
+  // NAME=value where the name holds SALT, SIGNING, AUTH or PRIVATE (JWT_SIGNING, ENCRYPTION_SALT, SERVICE_AUTH): a
+  // token-looking value is a secret, a plain one (AUTH_PROVIDER=keycloak, SIGNING_ALG=RS256) is not.
+  {
+    name: "kv-secretish-name",
+    // A URL or a path (AUTH_URL=https://…, PRIVATE_KEY_FILE=./keys/ci.pem) names where a secret is, it is not one.
+    re: /\b[A-Za-z0-9_.-]{0,40}(?:salt|signing|auth(?!or|en)|private)[A-Za-z0-9_.-]{0,40}["']?\s*(?:=|:=|:|=>)\s*(?![A-Za-z][A-Za-z0-9+.-]*:\/\/|[./~])("[^"\n]{3,}"|'[^'\n]{3,}'|[^\s"'`,;]{3,})/dgi,
+    group: 1,
+    vet: "weak",
+    hint: /salt|signing|auth|private/i,
+  },
   { name: "email", re: /\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/dg, hint: /@/ },
   { name: "high-entropy-blob", re: /\b[A-Za-z0-9+/_-]{40,}={0,2}/dg, vet: "blob" },
 ];

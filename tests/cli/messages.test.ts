@@ -2,7 +2,7 @@
  * Messages a fresh-user pass found wrong (issue 14, item 8), through the built bundle: `--debug` after the
  * subcommand, `export` into a folder it cannot write, and a no-op `extract` rerun.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureBundle, expectOneLineError, repo, tempDir, triage, removeTempDirs } from "./helpers.js";
@@ -125,5 +125,26 @@ describe("retrieve with nothing to return (found by a fresh-user pass)", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe('triage: no rule is in scope and no unit matches "kubernetes"\n');
+  });
+});
+
+describe("messages that named the wrong thing (found by the fourth fresh-user pass)", () => {
+  it("export through AGENTS.md -> CLAUDE.md names the file it changed and the link", () => {
+    const d = tempDir("kt-msg-");
+    mkdirSync(join(d, ".git"));
+    writeFileSync(join(d, "CLAUDE.md"), "# Project\n\nThe API lives in packages/api.\n");
+    symlinkSync("CLAUDE.md", join(d, "AGENTS.md"));
+    expect(triage(["pin", "Never commit generated files.", "--model", "/dev/null"], { cwd: d }).code).toBe(0);
+    const r = triage(["export", "--format", "agents"], { cwd: d });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`wrote ${join(d, "CLAUDE.md")} (through the link ${join(d, "AGENTS.md")})\n`);
+    expect(readFileSync(join(d, "CLAUDE.md"), "utf8")).toContain("- Never commit generated files.");
+  });
+
+  it("--pin-mass out of range says what the number means, not an interval with 1.01", () => {
+    const d = tempDir("kt-msg-");
+    writeFileSync(join(d, "CLAUDE.md"), "# Rules\n\n- Never push to main.\n");
+    const line = expectOneLineError(triage(["compact", "CLAUDE.md", "--ratio", "0.5", "--pin-mass", "2", "--model", "/dev/null"], { cwd: d }));
+    expect(line).toBe('triage: --pin-mass must be a probability from 0 to 1 (or 1.01: keep the rules alone), got "2"');
   });
 });

@@ -67,6 +67,34 @@ describe("decompose --out", () => {
     expect(readFileSync(join(e, "out/manifest.json"), "utf8")).toBe('{"mine": true}\n');
   });
 
+  it("a rerun with other partitions removes the old run's partition files, and only those (found by the fourth fresh-user pass)", () => {
+    const many = `${RULES}\n## Deploy\n\n- Deploy only from CI.\n\n## Style\n\n- Prefer named exports.\n`;
+    const d = project({ "rules.md": many });
+    expect(triage(["decompose", "rules.md", "--out", "out", ...regex], { cwd: d }).code).toBe(0);
+    const first = readdirSync(join(d, "out")).sort();
+    expect(first).toEqual(["deploy.md", "manifest.json", "rules.md", "style.md", "testing.md"]);
+    writeFileSync(join(d, "out", "style.md"), "my edit\n"); // edited since: the user's now, kept
+    writeFileSync(join(d, "out", "notes.md"), "mine\n"); // never listed: kept
+    writeFileSync(join(d, "rules.md"), RULES);
+    const r = triage(["decompose", "rules.md", "--out", "out", ...regex], { cwd: d });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(join(d, "out")).sort()).toEqual(["manifest.json", "notes.md", "rules.md", "style.md", "testing.md"]);
+    const listed = (JSON.parse(readFileSync(join(d, "out", "manifest.json"), "utf8")) as { partitions: Array<{ file: string }> }).partitions.map((p) => p.file).sort();
+    expect(listed).toEqual(["rules.md", "testing.md"]);
+    expect(readFileSync(join(d, "out", "style.md"), "utf8")).toBe("my edit\n");
+  });
+
+  it("a folder holding files of its own and no manifest of ours is refused unless --force, nothing written", () => {
+    const d = project({ "rules.md": RULES, "out/README.md": "my notes\n" });
+    const line = expectOneLineError(triage(["decompose", "rules.md", "--out", "out", ...regex], { cwd: d }));
+    expect(line).toContain("README.md");
+    expect(line).toContain("--force");
+    expect(readdirSync(join(d, "out"))).toEqual(["README.md"]);
+    const r = triage(["decompose", "rules.md", "--out", "out", "--force", ...regex], { cwd: d });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(d, "out", "README.md"), "utf8")).toBe("my notes\n");
+  });
+
   it("--out naming an existing file is a one-line usage error, not EEXIST", () => {
     const d = project({ "rules.md": RULES, "notes.txt": "keep\n" });
     const line = expectOneLineError(triage(["decompose", "rules.md", "--out", "notes.txt", ...regex], { cwd: d }));

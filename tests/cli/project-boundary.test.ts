@@ -74,6 +74,20 @@ describe("an empty --rules-dir", () => {
   });
 });
 
+describe("--rules-dir naming the home folder (found by the fourth fresh-user pass: pin wrote ~/constraints.md and ~/.state)", () => {
+  it.each(["pin", "unpin", "extract", "export", "mcp"])("`%s --rules-dir $HOME` (and $HOME/) is one line and exit 1, nothing written", (cmd) => {
+    const w = world();
+    mkdirSync(join(w.work, ".git"));
+    const args = { export: ["export", "--format", "agents"], pin: ["pin", "Never G.", "--model", "/dev/null"], unpin: ["unpin", "push"], extract: ["extract", SESSION, "--model", "/dev/null"] }[cmd] ?? [cmd];
+    for (const dir of [w.home, `${w.home}/`, `${w.home}/./`]) {
+      const r = triage([...args, "--rules-dir", dir], { cwd: w.work, env: w.env });
+      expect(expectOneLineError(r)).toBe(`triage: --rules-dir ${dir}: is the home folder; rule files and .state/ would land there (give a rules folder, e.g. .claude/rules/knowledge-triage)`);
+    }
+    expect(filesUnder(w.home)).toEqual([]);
+    expect(readdirSync(w.work)).toEqual([".git"]);
+  });
+});
+
 describe("doctor --rules-dir naming a missing folder", () => {
   it("reports it as a finding (exit 3) instead of linting it as an empty folder", () => {
     const w = world();

@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { checkWiring } from "../../scripts/cli/doctor.js";
 import { lintGlobList, lintRuleFiles, ruleAction } from "../../scripts/memory/store/rule-lint.js";
 import { parseHookLog } from "../../scripts/memory/store/status-report.js";
 import { childEnv, ensureBundle, repo, triage } from "./helpers.js";
@@ -153,6 +154,47 @@ describe("triage doctor", () => {
       ]),
     );
     expect(j.problems).toBe(problems.length);
+  });
+});
+
+describe("doctor: hooks registered twice (found by the fourth fresh-user pass; each hook then runs twice)", () => {
+  const bundle = join(repo, "dist", "triage.mjs");
+  const hooks = () => ({
+    hooks: Object.fromEntries(
+      [["PreCompact", "pre-compact"], ["SessionStart", "session-start"], ["SessionEnd", "session-end"]].map(([ev, name]) => [ev, [{ hooks: [{ type: "command", command: "node", args: [bundle, "hook", name] }] }]]),
+    ),
+  });
+  const setup = (files: Record<string, unknown>): { d: string; cfg: string } => {
+    const { d, home } = project();
+    const cfg = join(home, ".claude");
+    for (const [rel, data] of Object.entries(files)) {
+      const f = rel.startsWith("~/") ? join(cfg, rel.slice(2)) : join(d, rel);
+      mkdirSync(join(f, ".."), { recursive: true });
+      writeFileSync(f, JSON.stringify(data));
+    }
+    return { d, cfg };
+  };
+  const doubles = (d: string, cfg: string) => checkWiring(d, cfg).filter((f) => !f.ok && /more than one place/.test(f.message));
+
+  it("the same hooks in ~/.claude/settings.json and the project's settings.json", () => {
+    const { d, cfg } = setup({ "~/settings.json": hooks(), ".claude/settings.json": hooks() });
+    const found = doubles(d, cfg);
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toBe(
+      `Knowledge Triage hooks are registered in more than one place (${join(cfg, "settings.json")}, ${join(d, ".claude", "settings.json")}): Claude Code runs each, so PreCompact, SessionStart, SessionEnd run twice; keep one (uninstall.sh --scope …, or disable the plugin)`,
+    );
+  });
+
+  it("the plugin enabled plus install.sh's hooks in settings.local.json", () => {
+    const { d, cfg } = setup({ "~/settings.json": { enabledPlugins: { "knowledge-triage@kt": true } }, ".claude/settings.local.json": hooks() });
+    expect(doubles(d, cfg)[0]?.message).toMatch(/more than one place \(the knowledge-triage plugin, .*settings\.local\.json\)/);
+  });
+
+  it("one place only is not a problem", () => {
+    const { d, cfg } = setup({ ".claude/settings.json": hooks() });
+    expect(doubles(d, cfg)).toEqual([]);
+    const plugin = setup({ "~/settings.json": { enabledPlugins: { "knowledge-triage@kt": true } } });
+    expect(doubles(plugin.d, plugin.cfg)).toEqual([]);
   });
 });
 

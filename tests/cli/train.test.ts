@@ -121,6 +121,10 @@ describe("triage train / eval: data errors are one-line errors, exit 1", () => {
     const dir = variant((d) => writeFileSync(join(d, "chat.jsonl"), '{"text":"hello","type":"opinion"}\n', { flag: "a" }));
     const msg = expectOneLineError(triage(["eval", dir, "--model", "/dev/null"]));
     expect(msg).toMatch(/chat\.jsonl:16: type: /);
+    // The valid types are listed, not zod's "Invalid input" (found by the fourth fresh-user pass).
+    expect(msg).toMatch(/type: "opinion" is not a type; use one of constraint, procedural, belief, preference, episodic/);
+    const labels = variant((d) => writeFileSync(join(d, "infra.labels.jsonl"), '{"line":2,"type":"bogus"}\n', { flag: "a" }));
+    expect(expectOneLineError(triage(["train", labels, "-o", join(labels, "m.json"), ...fast]))).toMatch(/infra\.labels\.jsonl:\d+: type: "bogus" is not a type; use one of constraint, procedural, belief, preference, episodic/);
   });
 
   it("a missing data folder, too little data, and bad numeric options", () => {

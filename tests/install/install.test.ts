@@ -4,7 +4,7 @@
  * hook run through the command the installer wrote (BL-30: nothing path-scoped under ~/.claude/rules).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -148,6 +148,51 @@ describe("install.sh", () => {
     const { home, project } = setup();
     expect(install(["--scope", "global"], home, project)).toMatchObject({ code: 1, err: expect.stringMatching(/trial, project or user/) });
     expect(install(["--frobnicate"], home, project)).toMatchObject({ code: 1, err: expect.stringMatching(/unknown argument/) });
+  });
+
+  it("--help prints the usage comment only, not the script's first command", () => {
+    const { home, project } = setup();
+    for (const script of ["install.sh", "uninstall.sh"]) {
+      const r = sh(script, ["--help"], home, project);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain("--scope trial|project|user");
+      expect(r.out).not.toMatch(/set -euo|^#/m);
+    }
+  });
+
+  it("a symlinked ~/.claude/settings.json (dotfiles) is written through the link, which stays a link; uninstall the same", () => {
+    const { home, project } = setup();
+    mkdirSync(join(home, "dotfiles"));
+    mkdirSync(join(home, ".claude"));
+    const target = join(home, "dotfiles", "s.json");
+    const link = join(home, ".claude", "settings.json");
+    writeFileSync(target, '{"model":"opus"}\n');
+    symlinkSync(target, link);
+    const r = install(["--scope", "user"], home, project);
+    expect(r.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(r.out).toContain(`through the link ${link}`);
+    expect(json(target).model).toBe("opus");
+    expect(handlers(json(target))).toHaveLength(3);
+    expect(readdirSync(join(home, "dotfiles"))).toEqual(["s.json"]); // no temp file left beside the target
+    const u = uninstall(["--scope", "user"], home, project);
+    expect(u.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(json(target)).toEqual({ model: "opus" });
+  });
+
+  it("a symlinked settings file that held only our hooks is emptied through the link on uninstall, the link kept", () => {
+    const { home, project } = setup();
+    mkdirSync(join(home, "dotfiles"));
+    mkdirSync(join(home, ".claude"));
+    const target = join(home, "dotfiles", "s.json");
+    const link = join(home, ".claude", "settings.json");
+    writeFileSync(target, "{}\n");
+    symlinkSync(target, link);
+    expect(install(["--scope", "user"], home, project).code).toBe(0);
+    expect(uninstall(["--scope", "user"], home, project).code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(json(target)).toEqual({});
   });
 });
 

@@ -60,3 +60,14 @@ describe("rulesDirFrom", () => {
     expect(() => rulesDirFrom(opt, root)).toThrow(/^--rules-dir is empty/);
   });
 });
+
+describe("rulesDirFrom refuses the filesystem root and the home folder (pin --rules-dir / wrote /constraints.md and /.state)", () => {
+  it.each(["/", "//", "/tmp/..", "/./"])("refuses %j as the filesystem root", (opt) => {
+    expect(() => rulesDirFrom(opt, root)).toThrow(`--rules-dir ${opt}: is the filesystem root; rule files and .state/ would land there`);
+  });
+  it("refuses the home folder given in any spelling, accepts a folder below it", () => {
+    const home = tree("home-as-rules");
+    for (const opt of [home, `${home}/`, `${home}/sub/..`]) expect(() => rulesDirFrom(opt, root, home)).toThrow(/is the home folder/);
+    expect(rulesDirFrom(join(home, RULES), root, home)).toBe(join(home, RULES));
+  });
+});

@@ -45,6 +45,13 @@ describe("--llm second opinion", () => {
     expect(activeRules(no.rulesDir)).toEqual(["Never push to main."]);
     const broken = tempProject();
     const r = await extractText(broken, jsonl([user("we use pnpm workspaces")]), { llm: "exit 3" });
-    expect(r.warnings.join("\n")).toContain("--llm command failed");
+    expect(r.warnings.join("\n")).toContain("--llm command failed (exit code 3)");
+  });
+
+  it("a command that does not exist is named as not found, not as failed or timed out (fourth fresh-user pass)", async () => {
+    const p = tempProject();
+    const r = await extractText(p, jsonl([user("we use pnpm workspaces"), user("we deploy from the release branch")]), { llm: "nonexistent-cmd-xyz" });
+    const w = r.warnings.filter((x) => x.includes("--llm"));
+    expect(w).toEqual(["--llm command not found: nonexistent-cmd-xyz (the shell exited 127); the borderline sentences kept the default verdict"]);
   });
 });

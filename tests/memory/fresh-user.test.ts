@@ -226,7 +226,7 @@ describe("item 6: --llm calls time out and their whole process group is killed",
     const warnings: string[] = [];
     await askLlm("sleep 30", [v], 2.5, 1.5, warnings, 200);
     expect(v.keep).toBe(false);
-    expect(warnings.join("\n")).toMatch(/timed out \(200 ms\)/);
+    expect(warnings.join("\n")).toMatch(/timed out after 200 ms/);
   });
 });
 

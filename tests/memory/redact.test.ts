@@ -7,11 +7,14 @@ describe("redact: every fake secret shape is removed, the sentence kept", () => 
     const { texts } = await redactTexts([s.text]);
     const out = texts[0] as string;
     expect(out).not.toContain(s.needle);
+    // A multi-word passphrase leaks if any of its words is left ("passphrase=[REDACTED] horse battery staple").
+    for (const w of s.needle.split(" ").filter((x) => x.length >= 4)) expect(out).not.toContain(w);
     expect(out).toContain(REDACTED);
     // Redaction is idempotent.
     expect((await redactTexts([out])).texts[0]).toBe(out);
     // Our own patterns alone catch it too: log lines and error messages use redactSync (no secretlint).
     expect(redactSync(s.text)).not.toContain(s.needle);
+    for (const w of s.needle.split(" ").filter((x) => x.length >= 4)) expect(redactSync(s.text)).not.toContain(w);
   });
   it("has at least 60 shapes, each name once", () => {
     expect(FAKE_SECRETS.length).toBeGreaterThanOrEqual(60);

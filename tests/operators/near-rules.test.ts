@@ -131,7 +131,7 @@ describe("compact --pin-mass through the built CLI", { timeout: 120_000 }, () =>
     ensureBundle();
     const r = triage(["compact", file, "--ratio", "min", "--pin-mass", v]);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toMatch(/^triage: --pin-mass must be a number in \[0, 1\.01\]/);
+    expect(r.stderr.trim()).toMatch(/^triage: --pin-mass must be a probability from 0 to 1 \(or 1\.01: keep the rules alone\)/);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 });

@@ -38,7 +38,7 @@ export function budgetFromFlags(flags: { budget?: string; ratio?: string }, inpu
 export function pinMassFlag(s: string | undefined): number | undefined {
   if (s === undefined) return undefined;
   const v = Number(s);
-  if (!Number.isFinite(v) || v < 0 || v > 1.01) throw new UsageError(`--pin-mass must be a number in [0, 1.01], got "${s}"`);
+  if (!Number.isFinite(v) || v < 0 || v > 1.01) throw new UsageError(`--pin-mass must be a probability from 0 to 1 (or 1.01: keep the rules alone), got "${s}"`);
   return v;
 }
 

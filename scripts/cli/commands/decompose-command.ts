@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import * as z from "zod/mini";
@@ -51,6 +51,17 @@ export function ownedByPreviousRun(dir: string): Set<string> {
   return new Set([resolve(manifest), ...r.data.partitions.filter(unedited).map((p) => resolve(dir, p.file))]);
 }
 
+/** Names of the entries of folder `dir`, sorted, without hidden ones (.gitkeep, .DS_Store); [] when it cannot be read. */
+function existingEntries(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((n) => !n.startsWith("."))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Output cap of `triage decompose`, in characters of partition text: OUTPUT_FACTOR x the input's characters
  * plus OUTPUT_FLOOR_CHARS. On the 55 real memory files of bench/real (`.cache/real/*.md`) and examples/CLAUDE.md
@@ -85,7 +96,7 @@ export function registerDecompose(program: Command): void {
     .option("--model <path>", "classifier model (default: bundled model/model.json; /dev/null = regex tier)")
     .option("--pin-mass <p>", "also count units with P(constraint)+P(procedural) >= p as rules (default: the classifier's type alone)")
     .option("--json", "print the manifest on stdout as well")
-    .option("--force", "allow overwriting existing files in --out that an earlier decompose run did not write (even inputs)")
+    .option("--force", "allow writing into an --out folder holding files an earlier decompose run did not write, and overwriting them (even inputs)")
     .action((files: string[], opts: DecomposeFlags, cmd: Command) => {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       if (files.includes("-")) throw new UsageError("decompose reads files, not stdin");
@@ -152,7 +163,19 @@ export function registerDecompose(program: Command): void {
       const owned = ownedByPreviousRun(dir);
       const targets = [...result.partitions.map((p) => join(dir, `${p.id}.md`)), join(dir, "manifest.json")];
       for (const t of targets) refuseOverwrite(t, { force: opts.force, inputs: files, owned: (p) => owned.has(resolve(p)) });
+      if (!opts.force && owned.size === 0) {
+        // No manifest of ours: a rerun could not tell our files from the user's, so the folder must hold none of theirs.
+        const foreign = existingEntries(dir);
+        if (foreign.length > 0) {
+          const some = foreign.slice(0, 3).join(", ") + (foreign.length > 3 ? `, … (${foreign.length} in all)` : "");
+          throw new UsageError(`refusing to write partitions into ${visible(dir)}: it holds files no decompose run wrote (${visible(some)}); give an empty or new folder, or --force`);
+        }
+      }
       writeAllOrNothing(dir, [...result.partitions.map((p): [string, string] => [`${p.id}.md`, p.text]), ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`]]);
+      // The previous run's partitions that this run did not write again (other sections, another --max-tokens): ours,
+      // unedited since (ownedByPreviousRun), so removed; an edited one is the user's now and stays.
+      const now = new Set(targets.map((t) => resolve(t)));
+      for (const p of owned) if (!now.has(p)) rmSync(p, { force: true });
       if (opts.json) writeStdout(`${JSON.stringify(manifest)}\n`);
       else {
         const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);

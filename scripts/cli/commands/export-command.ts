@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
-import { EXPORT_FORMATS, exportRules, planExportChecked, type ExportFormat } from "../../memory/store/export-rules.js";
+import { EXPORT_FORMATS, exportRules, planExportChecked, skippedWarnings, type ExportFormat } from "../../memory/store/export-rules.js";
 import { readRuleFiles } from "../../memory/store/pinned-rules.js";
 import { stderrLine, writeStdout } from "../../io/text-io.js";
 import { visible, visibleName } from "../../terminal.js";
@@ -26,15 +26,19 @@ export function registerExport(program: Command): void {
       // the previously exported files.
       if (!existsSync(rulesDir) || !statSync(rulesDir).isDirectory()) throw new UsageError(`no rules folder at ${rulesDir}`);
       if (opts.stdout) {
-        const plan = planExportChecked(format, readRuleFiles(rulesDir));
-        for (const w of plan.warnings) stderrLine(w);
+        const skipped: Array<{ name: string; why: string }> = [];
+        const plan = planExportChecked(format, readRuleFiles(rulesDir, skipped));
+        for (const w of [...skippedWarnings(skipped), ...plan.warnings]) stderrLine(w);
         for (const f of plan.files) writeStdout(`==> ${f.path}${f.block ? " (managed block)" : ""}\n${f.content}\n`);
         return;
       }
       const r = exportRules(rulesDir, opts.out ?? process.cwd(), format, { force: opts.force });
       if (r.rules === 0) stderrLine(`no rules in ${rulesDir}`);
       for (const w of r.warnings) stderrLine(w);
-      for (const f of r.files) writeStdout(`wrote ${visibleName(f)}\n`);
+      for (const f of r.files) {
+        const real = r.links[f];
+        writeStdout(real === undefined ? `wrote ${visibleName(f)}\n` : `wrote ${visibleName(real)} (through the link ${visibleName(f)})\n`);
+      }
       for (const f of r.removed) writeStdout(`removed ${visible(f)}\n`);
     });
 }

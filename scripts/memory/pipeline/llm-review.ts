@@ -62,6 +62,7 @@ export function runShell(cmd: string, input: string, timeoutMs: number): Promise
 /** Ask CMD about borderline verdicts (mutates `verdicts`: keep/kind), each call bounded by `timeoutMs`. Warnings are appended to `warnings`. */
 export async function askLlm(cmd: string, verdicts: Verdict[], threshold: number, band: number, warnings: string[], timeoutMs = LLM_TIMEOUT_MS): Promise<void> {
   let failures = 0;
+  const why = new Set<string>();
   for (const v of verdicts) {
     if (v.kind === "retraction" || v.kind === "exception") continue;
     if (Math.abs(v.score - threshold) >= band) continue;
@@ -76,9 +77,17 @@ export async function askLlm(cmd: string, verdicts: Verdict[], threshold: number
         v.kind = "drop";
         v.cues.push("llm:no");
       }
-    } catch {
+    } catch (e) {
+      const msg = (e as Error).message;
+      // POSIX shells exit 127 for a command not found and 126 for one that cannot run: every later call would fail too.
+      if (msg === "exit 127" || msg === "exit 126") {
+        const what = msg === "exit 127" ? "not found" : "not executable";
+        warnings.push(`--llm command ${what}: ${cmd} (the shell exited ${msg.slice(5)}); the borderline sentences kept the default verdict`);
+        return;
+      }
       failures++;
+      why.add(msg === "timed out" ? `timed out after ${timeoutMs} ms` : msg.startsWith("exit ") ? `exit code ${msg.slice(5)}` : msg);
     }
   }
-  if (failures > 0) warnings.push(`--llm command failed or timed out (${timeoutMs} ms) ${failures} time${failures === 1 ? "" : "s"}; those sentences kept the default verdict`);
+  if (failures > 0) warnings.push(`--llm command failed (${[...why].join(", ")}) ${failures} time${failures === 1 ? "" : "s"}; those sentences kept the default verdict`);
 }

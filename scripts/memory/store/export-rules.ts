@@ -212,38 +212,94 @@ export function planExportChecked(format: ExportFormat, ruleFiles: ParsedRuleFil
   return { files: out, warnings };
 }
 
+/** One warning per rule file readRuleFiles skipped (binary, broken frontmatter): it is not exported. */
+export function skippedWarnings(skipped: ReadonlyArray<{ name: string; why: string }>): string[] {
+  return skipped.map((s) => `export: skipped ${s.name}: ${s.why}`);
+}
+
 /** The one instructions file Copilot Chat on github.com reads; export owns only its managed block. */
 export const COPILOT_REPO_FILE = ".github/copilot-instructions.md";
 
+/** Where our managed block sits in a file's text, or why its markers cannot be trusted (a 1-based line number). */
+export type MarkerSpan = { kind: "none" } | { kind: "block"; start: number; end: number } | { kind: "bad"; line: number; why: string };
+
+const BEGIN_MARK = BEGIN.slice(0, 27); // "<!-- knowledge-triage:begin": the comment's text after it may vary
+/**
+ * Find our markers in `text`, outside fenced code blocks (``` or ~~~, as in CommonMark: a closing fence uses the
+ * same character, at least as many). Exactly one begin marker followed by one end marker is our block: `start` is
+ * the begin marker's first character, `end` just after the end marker. No marker: none. Any other arrangement
+ * (a begin without an end, an end without a begin, two of either) is `bad`, at the first marker that does not fit.
+ * Pure.
+ */
+export function markerSpan(text: string): MarkerSpan {
+  const begins: Array<{ at: number; line: number }> = [];
+  const ends: Array<{ at: number; line: number }> = [];
+  let fence: string | null = null;
+  let off = 0;
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f !== undefined && (fence === null || (f[0] === fence[0] && f.length >= fence.length && line.trim() === f))) fence = fence === null ? f : null;
+    else if (fence === null) {
+      const b = line.indexOf(BEGIN_MARK);
+      const e = line.indexOf(END);
+      if (b >= 0) begins.push({ at: off + b, line: i + 1 });
+      if (e >= 0) ends.push({ at: off + e, line: i + 1 });
+    }
+    off += line.length + 1;
+  }
+  const [b0, b1] = begins;
+  const [e0, e1] = ends;
+  if (b0 === undefined && e0 === undefined) return { kind: "none" };
+  if (b0 === undefined && e0 !== undefined) return { kind: "bad", line: e0.line, why: "a knowledge-triage end marker with no begin marker before it" };
+  if (b0 !== undefined && e0 === undefined) return { kind: "bad", line: b0.line, why: "a knowledge-triage begin marker with no end marker after it" };
+  if (b0 === undefined || e0 === undefined) return { kind: "none" };
+  if (e0.at < b0.at) return { kind: "bad", line: e0.line, why: "a knowledge-triage end marker before the begin marker" };
+  if (b1 !== undefined) return { kind: "bad", line: b1.line, why: "a second knowledge-triage begin marker" };
+  if (e1 !== undefined) return { kind: "bad", line: e1.line, why: "a second knowledge-triage end marker" };
+  return { kind: "block", start: b0.at, end: e0.at + END.length };
+}
+
+/** markerSpan, throwing ExportConflictError ("AGENTS.md:3: …") when the markers of file `path` cannot be trusted. */
+function trustedSpan(text: string, path: string): Exclude<MarkerSpan, { kind: "bad" }> {
+  const m = markerSpan(text);
+  if (m.kind === "bad") {
+    throw new ExportConflictError(`refusing to edit ${path}:${m.line}: ${m.why}; export replaces only a block between one begin and one end marker (fix or delete the marker, then export again)`);
+  }
+  return m;
+}
+
 /**
  * Remove the managed block from a file's text; null when nothing but blank lines would remain (the file
- * held only our block). Text outside the markers is kept byte for byte.
+ * held only our block). Text outside the markers is kept byte for byte. Throws ExportConflictError on markers
+ * that cannot be trusted (markerSpan); `path` names the file in that message.
  */
-export function removeBlock(existing: string): string | null {
-  const b = existing.indexOf(BEGIN.slice(0, 30));
-  const e = existing.indexOf(END);
-  if (b < 0 || e < b) return existing;
-  const after = existing.slice(e + END.length).replace(/^\n/, "");
+export function removeBlock(existing: string, path = "the file"): string | null {
+  const m = trustedSpan(existing, path);
+  if (m.kind === "none") return existing;
+  const after = existing.slice(m.end).replace(/^\n/, "");
   // mergeBlock appended the block after one blank line: removing it from the end restores one newline.
-  const rest = after === "" ? existing.slice(0, b).replace(/\n+$/, "\n") : existing.slice(0, b) + after;
+  const rest = after === "" ? existing.slice(0, m.start).replace(/\n+$/, "\n") : existing.slice(0, m.start) + after;
   return rest.trim() === "" ? null : rest;
 }
 
 /** The bytes of a file's text outside our managed block (what else Codex reads from AGENTS.md). */
-export function bytesOutsideBlock(existing: string | null): number {
+export function bytesOutsideBlock(existing: string | null, path = "the file"): number {
   if (existing === null) return 0;
-  return Buffer.byteLength(removeBlock(existing) ?? "");
+  return Buffer.byteLength(removeBlock(existing, path) ?? "");
 }
 
-/** Replace (or append) the managed block in an existing file's text. Text outside the markers is kept. */
-export function mergeBlock(existing: string | null, block: string): string {
+/**
+ * Replace (or append) the managed block in an existing file's text. Text outside the markers is kept. Throws
+ * ExportConflictError on markers that cannot be trusted (markerSpan), naming `path`.
+ */
+export function mergeBlock(existing: string | null, block: string, path = "the file"): string {
   if (existing === null || existing === "") return block;
-  const b = existing.indexOf(BEGIN.slice(0, 30));
-  const e = existing.indexOf(END);
-  if (b >= 0 && e > b) return existing.slice(0, b) + block + existing.slice(e + END.length).replace(/^\n/, "");
+  const m = trustedSpan(existing, path);
+  if (m.kind === "block") return existing.slice(0, m.start) + block + existing.slice(m.end).replace(/^\n/, "");
   return `${existing.replace(/\n*$/, "\n\n")}${block}`;
 }
-
 
 /**
  * A project file export may change (AGENTS.md, an exported .mdc), as found: `text` decoded from UTF-8 (a UTF-8
@@ -318,6 +374,12 @@ function writeTarget(p: string, projectDir: string): string {
   return target;
 }
 
+/** `p` relative to the project when inside it (for messages: "AGENTS.md:3"), else as given. */
+function shown(p: string, projectDir: string): string {
+  const r = relative(resolve(projectDir), resolve(p));
+  return r !== "" && !r.startsWith("..") ? r : p;
+}
+
 /** Write `text` to `target` in the form of `like` (encoding) unless the bytes there are already the same. */
 function writeFoundIfChanged(target: string, text: string, like: FoundText | null): void {
   const bytes = encodeLike(text, like ?? {});
@@ -380,22 +442,26 @@ function writing(path: string, step: () => void): void {
  * copilot-instructions.md) that no longer get one. Returns the paths written or kept, the removed ones and
  * the warnings of planExportChecked (limits). Whole files (cursor, copilot, windsurf) edited since the
  * last export, or not written by it, are neither replaced nor removed: ExportConflictError before anything
- * is written, unless `opts.force`. Managed blocks replace only the block.
+ * is written, unless `opts.force`. Managed blocks replace only the block. `links` maps each path in `files` that is a
+ * symbolic link to the file actually written (AGENTS.md -> CLAUDE.md).
  */
 export function exportRules(
   rulesDir: string,
   projectDir: string,
   format: ExportFormat,
   opts: { force?: boolean } = {},
-): { files: string[]; removed: string[]; rules: number; warnings: string[] } {
-  const parsed = readRuleFiles(rulesDir);
+): { files: string[]; removed: string[]; rules: number; warnings: string[]; links: Record<string, string> } {
+  const skipped: Array<{ name: string; why: string }> = [];
+  const parsed = readRuleFiles(rulesDir, skipped);
   const agentsFile = join(projectDir, "AGENTS.md");
-  const otherBytes = format === "agents" && existsSync(agentsFile) ? bytesOutsideBlock(readText(agentsFile)) : 0;
-  const { files: plan, warnings } = planExportChecked(format, parsed, { otherBytes });
+  const otherBytes = format === "agents" && existsSync(agentsFile) ? bytesOutsideBlock(readText(agentsFile), shown(agentsFile, projectDir)) : 0;
+  const { files: plan, warnings: planWarnings } = planExportChecked(format, parsed, { otherBytes });
+  const warnings = [...skippedWarnings(skipped), ...planWarnings];
   const state = loadExportState(rulesDir);
   const recorded = state.files;
   const files: string[] = [];
   const removed: string[] = [];
+  const links: Record<string, string> = {};
   const dirs: Record<string, string> = { cursor: ".cursor/rules", copilot: ".github/instructions", windsurf: ".windsurf/rules" };
   const d = dirs[format];
   const keep = new Set(plan.map((f) => join(projectDir, f.path)));
@@ -417,18 +483,24 @@ export function exportRules(
   // Every place export would write or remove is checked first (links out of the project), so a refusal writes nothing.
   const targets = new Map<string, string>();
   for (const p of [...plan.map((f) => join(projectDir, f.path)), ...stale, ...staleBlocks]) targets.set(p, writeTarget(p, projectDir));
+  // So is every managed block's markers (a stray or missing marker would cost the user's text): checked even under --force.
+  for (const p of [...plan.filter((f) => f.block).map((f) => join(projectDir, f.path)), ...staleBlocks]) {
+    const target = targets.get(p) as string;
+    if (existsSync(target)) trustedSpan(readText(target), shown(target, projectDir));
+  }
   const next = { ...recorded };
   for (const f of plan) {
     const p = join(projectDir, f.path);
     const target = targets.get(p) as string;
     const found = f.block && existsSync(target) ? readFound(target) : null;
-    const content = f.block ? (inFoundForm(found, (text) => mergeBlock(text, f.content)) as string) : f.content;
+    const content = f.block ? (inFoundForm(found, (text) => mergeBlock(text, f.content, shown(target, projectDir))) as string) : f.content;
     writing(p, () => {
       makeDirs(dirname(target));
       writeFoundIfChanged(target, content, found);
     });
     if (!f.block) next[resolve(p)] = sha256(content);
     files.push(p);
+    if (target !== p) links[p] = target;
   }
   for (const p of stale) {
     writing(p, () => unlinkSync(p));
@@ -438,7 +510,7 @@ export function exportRules(
   for (const p of staleBlocks) {
     const target = targets.get(p) as string;
     const found = readFound(target);
-    const rest = inFoundForm(found, (text) => removeBlock(text as string));
+    const rest = inFoundForm(found, (text) => removeBlock(text as string, shown(target, projectDir)));
     if (rest === found.text) continue;
     // A file that held only our block goes; behind a symbolic link, the file it points to is emptied instead.
     writing(p, () => (rest === null && target === p ? unlinkSync(p) : writeFoundIfChanged(target, rest ?? "", found)));
@@ -453,5 +525,5 @@ export function exportRules(
       writeIfChanged(statePath, toJson(blocks.length ? { version: 1, files: next, blocks } : { version: 1, files: next }));
     });
   }
-  return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0), warnings };
+  return { files, removed, rules: parsed.reduce((n, f) => n + f.rules.length, 0), warnings, links };
 }

@@ -30,14 +30,17 @@ export interface ParsedRuleFile {
 
 /** Parse one rule file: frontmatter `paths` (list or comma string), then top-level bullets or plain lines. Pure. */
 export function parseRuleFile(name: string, text: string): ParsedRuleFile {
-  let body = text.replace(/\r\n?/g, "\n");
+  // A byte-order mark (editors on Windows add one) would hide the frontmatter and turn the first heading into a rule.
+  let body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const globs: string[] = [];
   const fm = /^---\n([\s\S]*?)\n---\n?/.exec(body);
   if (fm) {
     body = body.slice(fm[0].length);
     const y = fm[1] ?? "";
     const inline = /^paths:[ \t]*(\S.*)$/m.exec(y);
-    if (inline?.[1]) for (const g of inline[1].split(",")) globs.push(unquote(g));
+    // A YAML flow list (`paths: ["src/**", lib/**]`) is a comma list inside brackets.
+    const flow = /^\[(.*)\]\s*$/.exec(inline?.[1] ?? "")?.[1];
+    if (inline?.[1]) for (const g of (flow ?? inline[1]).split(",")) globs.push(unquote(g));
     else {
       const block = /^paths:\s*\n((?:\s+-\s*.*\n?)*)/m.exec(y);
       for (const l of (block?.[1] ?? "").split("\n")) {
@@ -61,8 +64,37 @@ function unquote(s: string): string {
   return /^(["']).*\1$/.test(t) ? t.slice(1, -1).replace(/\\(["\\])/g, "$1") : t;
 }
 
-/** Read and parse every `.md` file directly in `rulesDir` (sorted by name; unreadable ones skipped). */
-export function readRuleFiles(rulesDir: string): ParsedRuleFile[] {
+/**
+ * Why `text` (a rule file decoded as UTF-8) cannot be read as rules, or undefined when it can: not text (a NUL
+ * byte, or U+FFFD from bytes that are not UTF-8: a binary file saved as .md), frontmatter opened by `---` but never
+ * closed, or a frontmatter value whose `[` list, `{` map or quote is not closed (`globs: [unclosed`). Its rules would
+ * be exported or injected as is, or under the wrong globs. Pure.
+ */
+export function ruleFileProblem(text: string): string | undefined {
+  if (/[\u0000\uFFFD]/.test(text)) return "not text (binary, or not UTF-8)";
+  const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  if (!/^---\n/.test(body)) return undefined;
+  const fm = /^---\n(?:([\s\S]*?)\n)?---(?:\n|$)/.exec(body);
+  if (!fm) return "broken frontmatter (no closing --- line)";
+  for (const line of (fm[1] ?? "").split("\n")) {
+    const m = /^([\w-]+):[ \t]*(\S.*?)\s*$/.exec(line);
+    const v = m?.[2] ?? "";
+    const open = v[0];
+    const why =
+      open === "[" && !v.endsWith("]") ? "a list opened with [ is not closed"
+      : open === "{" && !v.endsWith("}") ? "a map opened with { is not closed"
+      : (open === '"' || open === "'") && (v.length < 2 || !v.endsWith(open)) ? "a quote is not closed"
+      : undefined;
+    if (why) return `broken frontmatter (${m?.[1]}: ${v}: ${why})`;
+  }
+  return undefined;
+}
+
+/**
+ * Read and parse every `.md` file directly in `rulesDir` (sorted by name). Unreadable files are skipped, and so are
+ * files ruleFileProblem rejects (binary, broken frontmatter): each of those is added to `skipped` when given.
+ */
+export function readRuleFiles(rulesDir: string, skipped?: Array<{ name: string; why: string }>): ParsedRuleFile[] {
   let names: string[];
   try {
     names = readdirSync(rulesDir).filter((f) => f.endsWith(".md")).sort();
@@ -73,7 +105,10 @@ export function readRuleFiles(rulesDir: string): ParsedRuleFile[] {
   for (const n of names) {
     try {
       // Capped and regular files only: a FIFO named x.md would block a hook forever.
-      out.push(parseRuleFile(n, readFileCapped(join(rulesDir, n), { maxBytes: INPUT_MAX_BYTES }).toString("utf8")));
+      const text = readFileCapped(join(rulesDir, n), { maxBytes: INPUT_MAX_BYTES }).toString("utf8");
+      const why = ruleFileProblem(text);
+      if (why !== undefined) skipped?.push({ name: n, why });
+      else out.push(parseRuleFile(n, text));
     } catch {
       // unreadable: skip
     }

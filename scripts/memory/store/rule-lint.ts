@@ -1,16 +1,16 @@
 /**
  * `triage doctor`'s lint of rule files against what the agents actually load (references/claude-code.md
- * §3, §6): several globs in one `paths:`, `paths:` in user-level rules, files over 40,000 characters, a
+ * §3, §6): files that cannot be read as rules (binary, broken frontmatter), several globs in one `paths:`, `paths:` in user-level rules, files over 40,000 characters, a
  * SessionStart reminder over 10,000 characters, brace globs in comma-split glob lists (Cursor `globs`,
  * Copilot `applyTo`, Windsurf `globs`), expired permissions and contradicting rule pairs. Pure: takes file
  * texts, returns problems; the caller reads the files.
  */
-import { parseRuleFile } from "./pinned-rules.js";
+import { parseRuleFile, ruleFileProblem } from "./pinned-rules.js";
 
 /** One finding: the file it is about (as given), a stable code, and a one-line message. */
 export interface LintProblem {
   file: string;
-  code: "several-globs" | "user-level-paths" | "file-too-long" | "session-start-too-long" | "brace-in-comma-list" | "expired" | "contradiction";
+  code: "unreadable-rule-file" | "several-globs" | "user-level-paths" | "file-too-long" | "session-start-too-long" | "brace-in-comma-list" | "expired" | "contradiction";
   message: string;
 }
 
@@ -48,6 +48,11 @@ export function lintRuleFiles(
   const out: LintProblem[] = [];
   const seen = new Map<string, { file: string; polarity: "always" | "never"; rule: string }>();
   for (const f of files) {
+    const problem = ruleFileProblem(f.text);
+    if (problem !== undefined) {
+      out.push({ file: f.name, code: "unreadable-rule-file", message: `${problem}: export, the hooks and the MCP tools skip this file; fix or remove it` });
+      continue;
+    }
     const p = parseRuleFile(f.name, f.text);
     if (p.globs.length > 1)
       out.push({ file: f.name, code: "several-globs", message: `paths: has ${p.globs.length} globs; Claude Code honoured only the first on some platforms: one glob per file` });
