@@ -67,7 +67,7 @@ export const STANDING_RE = words([
   "keep in mind", "for (?:all )?future", "no matter what", "under no circumstances", "for the rest of (?:this|the) (?:session|project)",
   "(?:don'?t|do not) forget", "rule of thumb", "standing rule", "permanently", "(?:before|after) (?:every|each|any)", "no longer (?:allowed|permitted)", "(?:don'?t|do not|never) [^.,;]*? any ?more",
   "de ahora en adelante", "a partir de ahora", "siempre", "nunca", "jamás", "cada vez", "recuerda",
-  "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "jedes mal", "merk dir",
+  "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "nie", "jedes mal", "merk dir",
   "désormais", "dorénavant", "à partir de maintenant", "à l'avenir", "toujours", "jamais", "chaque fois",
   "de agora em diante", "a partir de agora", "sempre", "d'ora in poi", "da ora in poi",
   "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни", "перед (?:каждым|каждой|любым)", "antes de cada", "después de cada", "vor jedem", "vor jeder", "nach jedem", "nach jeder", "после (?:каждого|каждой|любого)",
@@ -129,6 +129,13 @@ export const ONE_OFF_RE = words([
 ]);
 // Not 先 ("first", as in 先跑 npm test): it starts a step, it does not make a request one-off.
 const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时"]);
+/**
+ * "This time" in the seven languages: the request is for the task at hand by definition, whatever the sentence model
+ * reads in the rest of it ("今回は changelog なしで", "skip the e2e run this time"). A veto in extract.ts judge unless a
+ * standing cue or an end date says it lasts.
+ */
+export const THIS_TIME_RE =
+  /(?<![\p{L}])(?:this time|just this once|(?:just )?this one time|for this (?:one|run|release|commit|pr)|diesmal|dieses (?:eine )?mal|nur (?:dieses|ein) ?mal|einmalig|esta vez|solo (?:por )?esta vez|por esta vez|в этот раз|на этот раз|разово)(?![\p{L}])|这次|這次|这一次|本次|今回|이번(?:만|에는|엔|은)/iu;
 
 /** Deictic objects naming the task at hand. */
 export const DEICTIC_RE = words(["(?:this|that|the) (?:file|test|bug|error|function|line|diff|change|pr|commit|branch|one|issue|failure)(?!s)", "above(?!\\s*[\\d$€£¥+-])", "these changes"]);
@@ -269,7 +276,24 @@ export const PRAISE_RE =
   /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo|приятно|a pleasure|a joy|me encanta|macht spa(?:ß|ss))(?![\p{L}])|愉快|谢谢|厉害|太棒|楽しい|즐거|편해|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
 /** A secret handed over in the sentence: "[REDACTED]" after "is", "=", ":", "ist", "es", "是", "は", "이", a credential word ("password", "пароль"), or at its end. */
 export const CREDENTIAL_RE =
-  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
+  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：/]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
+
+/**
+ * A sentence about the user's own things ("My laptop is …", "Mein Rechner …", "Mi portátil …", "Мой ноутбук …", 我的…,
+ * 私の…, 제 …/내 …): a remark about oneself when it carries no standing or normative cue (issue 13, class 7).
+ */
+export const MY_START_RE = /^(?:my|mein(?:e|en|er|em)?|mi|mis|мой|моя|моё|мое|мои|我的|私の|僕の|俺の|(?:제|내) (?!생각에))(?![\p{L}])/iu;
+
+/**
+ * A request for something handed to the user now: an imperative with the first person as its receiver ("show me …",
+ * "give me …", "zeig mir …", "hazme …", "dame …", "покажи мне …", "给我…", "見せて", "보여 줘"). A task, not a rule,
+ * unless a standing, normative or conditional cue says it recurs ("tell me before you add a dependency").
+ */
+export const FOR_ME_RE =
+  /^(?:(?:please|pls|bitte|por favor|пожалуйста)[,\s]+)?(?:(?:show|give|get|send|tell|make|write|draft|find|bring|fetch|explain)\s+(?:me|us)|(?:zeig|gib|schick|mach|schreib|erklär|such|bring)\w*\s+(?:mir|uns)|\p{L}+(?:me|nos)|(?:покажи|дай|пришли|сделай|напиши|объясни|найди|скинь)\s+(?:мне|нам))(?![\p{L}])|^(?:给我|帮我|替我)|(?:見せて|教えて|送って)(?:ください|くれ|ほしい)?[。.!！]?$|(?:보여|알려|보내) ?(?:줘|주세요|줄래)/iu;
+
+/** A trigger word anywhere ("tell me before you add a dependency", "avísame cuando …"): what follows it recurs. */
+const TRIGGER_RE = /(?<![\p{L}])(?:before|after|when|whenever|if|bevor|nachdem|wenn|sobald|falls|vor (?:dem|der|jedem|jeder)|nach (?:dem|der|jedem|jeder)|antes de|después de|cuando|si|перед|после|если|когда)(?![\p{L}])|之前|以前|的时候|前に|後に|ときは|時は|たら|전에|후에|때는|면/iu;
 
 /** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
 export const CONDITIONAL_RE =
@@ -300,6 +324,8 @@ export interface Cues {
   scope: boolean;
   universal: boolean;
   oneOff: boolean;
+  /** "This time" (THIS_TIME_RE): a one-off by definition. */
+  thisTime: boolean;
   deictic: boolean;
   question: boolean;
   request: boolean;
@@ -344,7 +370,9 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   // "from now on", "starting today": a start, not a one-off.
   const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b|\b(?:starting|beginning|effective|as of|from) (?:today|now|tomorrow)\b|\bab heute\b|\b(?:a partir de|desde) hoy\b|с сегодняшнего дня/giu, "")) || ONE_OFF_CJK.test(bare);
   const refinement = REFINEMENT_RE.test(trimmed);
-  const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure && !refinement;
+  const conditional = CONDITIONAL_RE.test(trimmed) && !endsQ;
+  const forMe = FOR_ME_RE.test(trimmed) && !conditional && !TRIGGER_RE.test(bare);
+  const task = (TASK_START.test(trimmed) || forMe) && !TRIGGER_RE.test(bare) && !standing && !normative && !convention && !fact && !procedure && !refinement;
   const expiry = EXPIRY_RE.test(bare) || EXPIRY_CJK.test(bare);
   return {
     standing,
@@ -356,6 +384,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     // Also after a fronted adverbial: "Until the release, no new endpoints", "In billing, every charge …".
     universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_OBJECT.test(trimmed) || UNIVERSAL_START.test(trimmed.replace(/^[^,，、]{1,60}[,，、]\s*/u, "")) || UNIVERSAL_CJK.test(bare) || ((PLAIN_DECLARATIVE_CJK.test(trimmed) || koreanPlainPresent(trimmed)) && !endsQ),
     oneOff: oneOffWords && !expiry,
+    thisTime: THIS_TIME_RE.test(bare) && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,
     request: request && !question,
@@ -370,12 +399,12 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     steps: STEPS_RE.test(s) || SEQUENCE_RE.test(s.slice(Math.max(0, s.search(/[:：]/)))),
     expiry,
     refinement,
-    selfRemark: SELF_REMARK_RE.test(trimmed) && !NEGATIVE_WISH_RE.test(bare),
+    selfRemark: (SELF_REMARK_RE.test(trimmed) || (MY_START_RE.test(trimmed) && !standing && !normative && !fact && !convention)) && !NEGATIVE_WISH_RE.test(bare),
     volition: VOLITION_RE.test(bare),
     chatStyle: CHAT_STYLE_RE.test(bare),
     praise: (SECOND_PERSON.test(trimmed) || PRAISE_THEN_YOU.test(trimmed)) && PRAISE_RE.test(bare),
     credential: CREDENTIAL_RE.test(s),
-    conditional: CONDITIONAL_RE.test(trimmed) && !endsQ,
+    conditional,
     grant: PERMISSION_CUE.test(bare) && (GRANT_RE.test(bare) || expiry) && !endsQ,
     limit: LIMIT_RE.test(bare) && !endsQ,
     pastHabit: PAST_HABIT_RE.test(bare),

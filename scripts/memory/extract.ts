@@ -179,8 +179,9 @@ export function judge(
     const timed = cues.expiry && logit > 0 && !(cues.normative || cues.standing || cues.fact || cues.grant) ? WEIGHTS.expiry : 0;
     const score = Math.round((durabilityScore(cues, p) + timed + utteranceEvidence(logit)) * 1000) / 1000;
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
-    // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over. Whatever the model says.
-    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative)) {
+    // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over, a request for this
+    // time only. Whatever the model says.
+    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }
     // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.
