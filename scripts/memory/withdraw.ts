@@ -6,7 +6,7 @@
  * ("deploys" / "deployment"). Pure.
  */
 import { tokenize } from "../engine/tokenize.js";
-import { cuesOf } from "./durability.js";
+import { cuesOf, RELEASE_RE, WITHDRAW_CJK, WITHDRAW_RE } from "./durability.js";
 
 /** Words of the withdrawal itself (cue words in 7 languages), never evidence for a target. */
 const CUE_WORDS = new Set(
@@ -31,7 +31,7 @@ export function meaningKeys(text: string): Set<string> {
   for (const tok of t.raw.flatMap((r) => r.replace(/'s?$/, "").match(/\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu) ?? [])) {
     if (/^\p{Script=Hangul}+$/u.test(tok)) {
       // A Hangul word carries its particles ("티켓을", "규칙은"): its first two syllables are the key.
-      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로|해도|해요|하고|하면|돼요|되고|돼|얘기|이런|그런|저런|이번|그대|나머|정도|있어|없어)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
+      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로|해도|해요|하고|하면|돼요|되고|돼|얘기|이런|그런|저런|이번|그대|나머|정도|있어|없어|아까|방금|그건|말씀)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
       continue;
     }
     for (const part of tok.toLowerCase().split(/[-_/.]+/)) {
@@ -173,4 +173,53 @@ export function findWithdrawTargets(rules: readonly Withdrawable[], text: string
     if (r && !found.includes(r)) found.push(r);
   }
   return found.length >= 2 ? found : [];
+}
+
+/** A permission word in the seven languages: "fine", "ok", "allowed", "can", "darfst", "in Ordnung", "puede(n)", "можно", 可以, いい, 돼요. */
+const GRANT_WORD =
+  /(?<![\p{L}])(?:fine|ok(?:ay)?|alright|allowed|permitted|acceptable|can|may|in ordnung|erlaubt|okay|darf(?:st)?|dürfen|kannst|können|geht|se puede|puede[ns]?|pueden|puedes|vale|permitid[oa]s?|можно|допустим[оы]?|разрешен[оы]?|нормально)(?![\p{L}])|可以|也行|没问题|いい(?:です|よ)?|かまわない|構いません|大丈夫|돼(?:요)?|됩니다|괜찮/iu;
+/** A lift of the whole rule (a change of state, not a case): "now", "any day", "whenever", "anything", "again", "wieder", "de nuevo", "снова", 随时, 又, いつでも, 언제든, 다시. */
+const WHOLE_LIFT =
+  /(?<![\p{L}])(?:now|jetzt|ahora|теперь|any ?(?:day|time|more)|whenever|anything|anywhere|again|everywhere|jederzeit|wieder|überall|cuando quieras|de nuevo|otra vez|en cualquier|снова|опять|когда угодно|везде)(?![\p{L}])|现在|随时|又可以|再次|重新|今は|いつでも|どこでも|이제|언제든|다시/iu;
+/** Every withdrawal cue of a lead-in (durability.ts WITHDRAW_RE, WITHDRAW_CJK), to be taken out before looking for a case. */
+const WITHDRAW_ANY = new RegExp(`${WITHDRAW_RE.source}|${WITHDRAW_CJK.source}`, "giu");
+/** "Without" in the seven languages: a grant to skip something. */
+const WITHOUT = /(?<![\p{L}])(?:without|ohne|sin|без)(?![\p{L}])|不用|无需|なしで|せずに|없이/iu;
+const RELEASE_ALL = new RegExp(RELEASE_RE.source, "giu");
+/** Where a withdrawal's lead-in ends ("Scratch that — …", "Отбой, …", "算了，…", "取り消しで、…"): a dash, a colon, a comma. */
+const LEAD_IN_END = /\s*(?:[-\u2013\u2014]{1,2}|[:：;；,，、])\s*/u;
+
+/**
+ * A narrowing worded as a withdrawal ("Scratch that — tabs are fine in the Makefile" after "Always indent with spaces,
+ * never tabs"; "算了，热修复周五也可以发"; "핫픽스는 금요일에도 배포해도 돼요"): the statement grants something (GRANT_WORD)
+ * for a case its rule does not name (a meaning key or named thing the rule lacks), and does not lift the rule as a
+ * whole (WHOLE_LIFT). Returns the text to keep as the rule's exception (a leading withdrawal clause with no case of
+ * its own dropped, the rest byte-identical), or undefined when the statement takes the rule back. Pure.
+ */
+export function narrowingOf(text: string, ruleText: string): string | undefined {
+  // A release ("no need to", "なくていい", "안 해도 돼") or a "もういい" is a grant of nothing: the words of withdrawing go first.
+  // "You may commit without running tests": a grant to do without the rule's action is a release of it.
+  if (!GRANT_WORD.test(text.replace(WITHDRAW_ANY, " ").replace(RELEASE_ALL, " ")) || WHOLE_LIFT.test(text) || WITHOUT.test(text)) return undefined;
+  const own = meaningKeys(ruleText);
+  const ownThings = namedThings(ruleText);
+  // Bigrams with kana ("日も", "ことに") straddle particles and endings: no case of their own.
+  const newCase = (t: string): boolean => [...meaningKeys(t)].some((k) => !own.has(k) && !/\p{Script=Hiragana}/u.test(k)) || [...namedThings(t)].some((k) => !ownThings.has(k));
+  const shared = (t: string): boolean => [...meaningKeys(t)].some((k) => own.has(k)) || [...namedThings(t)].some((k) => ownThings.has(k));
+  // "Forget the replica rule, staging can run one": a withdrawal that names its rule (RULE_REFERENCE) with no case of
+  // its own takes the whole rule back; what follows is what the user now allows.
+  const reference = targetClause(text);
+  if (RULE_REFERENCE.test(reference) && reference !== text && !newCase(reference)) return undefined;
+  // The granting part must name the rule's subject (a shared key) and a case of its own.
+  const m = LEAD_IN_END.exec(text);
+  const lead = m && m.index > 0 ? text.slice(0, m.index) : "";
+  const rest = m && m.index > 0 ? text.slice(m.index + m[0].length) : text;
+  // A lead-in that is only a withdrawal ("Scratch that", "Отбой", "取り消しで") names no case: dropped.
+  // "The 3-replica minimum is gone; staging may go to one": a lead-in that withdraws the rule by its own words (a
+  // withdrawal cue, a key of the rule, no case of its own) takes it back whole; the grant after it is the new state.
+  const withdrawsWhole = (t: string): boolean => new RegExp(WITHDRAW_ANY.source, "iu").test(t) && shared(t) && !newCase(t);
+  if (lead !== "" && withdrawsWhole(lead)) return undefined;
+  const leadIsBare = lead !== "" && !GRANT_WORD.test(lead) && ![...meaningKeys(lead.replace(WITHDRAW_ANY, " "))].some((k) => !/^[\p{Script=Hiragana}ー]+$/u.test(k)) && namedThings(lead).size === 0;
+  const body = leadIsBare && GRANT_WORD.test(rest) ? rest : text;
+  if (!newCase(body) || !shared(body)) return undefined;
+  return body.trim();
 }
