@@ -110,6 +110,10 @@ const FACT_CJK = /(?:冻结|冻住|只读|保留|凍結|読み取り専用|동�
 /** A team or project convention. */
 export const CONVENTION_RE = words([
   "we (?:always|never|only|don'?t|do not|use|prefer to|require)",
+  // "We only use …" in the other languages: "nutzen wir nur", "solo usamos", "используем только".
+  "(?:nutzen|verwenden|nehmen|benutzen) wir (?:nur|ausschließlich)", "wir (?:nutzen|verwenden|nehmen|benutzen) (?:nur|ausschließlich)",
+  "(?:solo|solamente|únicamente) (?:usamos|utilizamos|trabajamos con)", "(?:usamos|utilizamos) (?:solo|solamente|únicamente)",
+  "(?:используем|берём|берем|пишем) только", "только (?:используем|берём|берем)",
   // A route stated as the way things are done: "deploys go through the bot", "laufen über", "pasan por", "идут через".
   "(?:goes|go|run|runs|pass|passes|happen|happens) (?:only )?(?:through|via)", "(?:läuft|laufen|geht|gehen) (?:\\p{L}+ )?(?:über|durch)", "(?:pasa|pasan|va|van) (?:solo )?por", "(?:идёт|идет|идут|проходит|проходят) (?:только )?через", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
   "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
@@ -248,7 +252,7 @@ export const EXPIRY_PHRASE_RE =
 const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
-export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|[にへ](?:変更|変え(?:る|ます|て))|(?:으로|로) (?:변경|바꿔|바꿉|바꾼다|바꿀게)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =

@@ -17,10 +17,12 @@ const CUE_WORDS = new Set(
     + "only and for with not are was all any our your you but just from into one ones der die das und den dem mit los las del que por para con для что это как все "
     + "every each can wir ein eine einen jetzt lassen lass jeder jede alle immer cada una uno ahora теперь всегда "
     // Verbs and words of withdrawing itself ("that's over", "gilt nicht mehr", "больше не действует").
-    + "over holds hold stands history retired vorbei aufgehoben entfällt vale rige sirve действует актуально применяется нужно").split(" "),
+    + "over holds hold stands history retired vorbei aufgehoben entfällt vale rige sirve действует актуально применяется нужно "
+    // Words that point at a rule ("про X", "насчёт X", "über X", "sobre X"): the pointer, not the subject.
+    + "про насчёт насчет über sobre regarding").split(" "),
 );
 
-/** Lowercased word keys of a text: two-letter acronyms, Latin/Cyrillic words of 3+ letters without a plural "s" cut to their first 5 letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
+/** Lowercased word keys of a text: two-letter acronyms, Latin (Cyrillic) words of 3+ letters without a plural "s" cut to their first 5 (4) letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
 export function meaningKeys(text: string): Set<string> {
   const out = new Set<string>();
   const clean = text.replace(/\[REDACTED\]/g, " ");
@@ -38,7 +40,8 @@ export function meaningKeys(text: string): Set<string> {
       if (part.length < 3 || CUE_WORDS.has(part)) continue;
       // A plural "s" goes first, so "pages" and "page", "tables" and "table" give one key.
       const stem = part.length > 3 && part.endsWith("s") && !part.endsWith("ss") ? part.slice(0, -1) : part;
-      out.add([...stem].slice(0, 5).join(""));
+      // Russian inflects the stem's end as well ("время" / "времени", "отчёт" / "отчётах"): four letters for Cyrillic.
+      out.add([...stem].slice(0, /^\p{Script=Cyrillic}/u.test(stem) ? 4 : 5).join(""));
     }
   }
   // Bigrams of kana only ("いい", "です", "して") are endings and particles, no evidence of a subject.

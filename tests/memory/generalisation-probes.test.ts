@@ -137,3 +137,22 @@ describe("a narrowing worded with withdrawal words keeps its rule and adds the e
     expect(narrowingOf("Scratch that.", rule)).toBeUndefined();
   });
 });
+
+describe("withdrawals and refinements by meaning across inflection", () => {
+  it("a Russian withdrawal names its rule with other word endings ('время' / 'времени') and a pointer word ('про')", async () => {
+    const p = tempProject();
+    const rule = "Отчёты всегда строим по московскому времени.";
+    const procedure = "Порядок выгрузки: сначала счета, потом отчёты, потом сверка с банком.";
+    await extractText(p, jsonl([user(rule), assistant("Ок."), user(procedure), assistant("Ок."), user("Про время в отчётах забудь."), assistant("Понял.")]));
+    const store = loadStore(p.rulesDir);
+    expect(store.rules.find((r) => r.text === rule)?.status).toBe("retired");
+    expect(store.rules.find((r) => r.text === procedure)?.status).toBe("active");
+    rmSync(p.dir, { recursive: true, force: true });
+  });
+  it.each(["Bei uns im Frontend nutzen wir nur Vanilla-CSS.", "Para las colas solo usamos RabbitMQ.", "Для очередей используем только RabbitMQ."])("'we only use' is a convention in every language: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("convention");
+  });
+  it.each(["ログの保存期間は90日に変更します。", "連続稼働の上限は3台に変更、夜間は2台まで。"])("'に変更' refines a rule: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("refinement");
+  });
+});
