@@ -40,6 +40,7 @@ export const WEIGHTS = {
   grant: 2, // a permission that stands on its own: "you can … without asking", "… yourself", "ohne Rückfrage", 不用问我
   conditional: 1.5, // a standing trigger: "before you push, …", "bevor du pushst, …", "перед пушем …", "提交前…"
   pastHabit: -3, // "always"/"never" about the past or an observation: "was never reliable", "war schon immer so", "никогда не был", 一直都, 昔から
+  outputLanguage: 2.5, // the language of answers or artefacts: "answer in German", "回答请用中文", "返信は日本語で" (../shared/research/labelling-rules.md item 5: a constraint)
   limit: 1, // a bound stated as a rule: "at most hourly", "höchstens", "не чаще", "最多", "まで", "최대"
 } as const;
 
@@ -50,6 +51,18 @@ export const WEIGHTS = {
  */
 export const PAST_HABIT_RE =
   /^(?:ты|вы)(?:,[^,]{1,20},)?\s+(?:\p{L}+\s+)?(?:никогда|всегда)\s+(?:не\s+)?\p{L}+(?:ешь|ёшь|ишь|ете|ёте|ите)(?![\p{L}])|(?<![\p{L}])(?<!(?:that|which|who|die|der|das|que|который|которые|которая)\s)(?:(?:was|were|has been|have been|had been|had|seemed|used to|did)\s+(?:always|never)|(?:always|never)\s+(?:was|were|been|seen|had|seemed|happens|happened|worked|did|used to|gets? me)|(?:war|waren|hat|haben|ist)\s+(?:schon\s+)?(?:immer|nie)|(?:siempre|nunca)\s+(?:ha|han|había|habían|fue|fueron|era|eran)|(?:ha|han)\s+sido\s+siempre|(?:никогда|всегда)\s+(?:не\s+)?(?:был|была|было|были)|(?:не\s+)?(?:был|была|было|были)\s+(?:никогда|всегда))(?![\p{L}])|一直都|一直是|从来没|從來沒|以前从来|昔から|ずっとこんな|한 번도 안|항상 이랬|^(?:(?:wow|oh|honestly|haha|lol),?\s+)?(?:that|it|they|he|she|das|es|eso|esto|это|так)(?:\s+(?:here|hier|aquí|тут|здесь))?\s+(?:\p{L}+\s+)?(?:always|never|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])|^(?:这种事|大家|每个人|他们)(?:总是|老是|一直|都会)|^みんな(?:いつも|毎回)|^(?:다들|모두|팀원들은) (?:항상|늘)/iu;
+
+/** Names of the languages a user asks answers in, in the seven languages (English, German, Spanish, Russian, Chinese, Japanese, Korean). */
+const LANGUAGE_NAME = "(?:english|german|spanish|russian|chinese|japanese|korean|englisch|deutsch|spanisch|russisch|chinesisch|japanisch|koreanisch|ingl[eé]s|alem[aá]n|español|ruso|chino|japon[eé]s|coreano|английск\\p{L}*|немецк\\p{L}*|испанск\\p{L}*|русск\\p{L}*|китайск\\p{L}*|японск\\p{L}*|корейск\\p{L}*)";
+/**
+ * A directive about the language of the answers (issue 13; ../shared/research/labelling-rules.md item 5: output-language
+ * directives are constraints): "answer in German", "antworte auf Deutsch", "respóndeme en español", "отвечай по-русски",
+ * "回答请用中文", "返信は日本語で", "답변은 한국어로".
+ */
+export const OUTPUT_LANGUAGE_RE = new RegExp(
+  `(?<![\\p{L}])(?:(?:answer|reply|respond|talk|speak|write back|explain)\\p{L}*(?: \\p{L}+){0,2} in ${LANGUAGE_NAME}|(?:antwort|sprich|schreib)\\p{L}*(?: \\p{L}+){0,2} (?:auf|in) ${LANGUAGE_NAME}|(?:resp[oó]nd|contest|habl|escr[ií]b)\\p{L}*(?: \\p{L}+){0,2} en ${LANGUAGE_NAME}|(?:отвеча|отвеч|говори|пиши)\\p{L}*(?: \\p{L}+){0,2} (?:по-\\p{L}+|на ${LANGUAGE_NAME}))(?![\\p{L}])|(?:回答|回复|答复|回覆)[^。，,]{0,6}(?:用|使用)?[中英日韩俄德西]文|用[中英日韩俄德西]文(?:回答|回复|答复)|(?:返信|回答|返事|説明)[はも]?[^。、]{0,4}(?:日本語|英語|中国語|韓国語)で|(?:日本語|英語|中国語|韓国語)で(?:返信|回答|答え|説明)|(?:답변|대답|답장|설명)[은는도]?\\s*(?:한국어|영어|중국어|일본어)로|(?:한국어|영어|중국어|일본어)로\\s*(?:답변|대답|답해|말해)`,
+  "iu",
+);
 
 /** A bound: "at most", "no more than", "höchstens", "como máximo", "не чаще", "最多", "以内", "최대" (issue 13, class 1). */
 export const LIMIT_RE =
@@ -119,6 +132,12 @@ export const CONVENTION_RE = words([
   "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
+
+/**
+ * A German practice in the inverted word order: the object first, then "<verb>en wir" ("Zolltarifnummern speichern wir
+ * elfstellig", "Plots machen wir mit seaborn"): a team convention. Not with an auxiliary or a modal ("haben wir", "sollten wir").
+ */
+const GERMAN_WE_PRACTICE = /^(?!(?:Das|Dies|Es|Dann|Jetzt|Heute|Morgen|Gestern|Gleich|Nun|So)\s)\p{Lu}[\p{L}-]*(?:\s+[\p{L}-]+){0,3}\s+(?!(?:haben|hatten|sind|waren|wollen|wollten|könnten|sollten|müssten|würden|werden|können|dürfen)\s)\p{Ll}+n wir(?![\p{L}])/u;
 
 /** "We don't X" as a verb form (a team convention): не делаем / не ставим, no usamos / no hacemos, machen wir nicht, 보내지 않아요. */
 const WE_DO_NOT_RE = /\S지 않(?:아요|습니다)[.。]?\s*$|(?<![\p{L}])не \p{L}+(?:ем|им|ём)(?![\p{L}])|(?<![\p{L}])no \p{L}+(?:amos|emos|imos)(?![\p{L}])|(?<![\p{L}])\p{L}+en wir (?:nie|nicht|kein\p{L}*)(?![\p{L}])/iu;
@@ -202,7 +221,7 @@ export const WITHDRAW_RE = words([
   "(?:scrap|scratch|ditch|bin) (?:it|them)", "(?:forget|drop) (?:it|them)(?: entirely| completely)?(?=\\s*(?:[,.;!，。]|$))", "(?:rule|requirement|thing) (?:is )?(?:retired|cancelled|canceled|dropped|scrapped|withdrawn)",
   "scratch that", "never ?mind", "strike that", "i take (?:that|it) back", "(?:no longer|doesn'?t|does not) (?:applies|apply|holds?|stands?)(?: any ?more)?", "(?:is|are) (?:off|gone|dead|void|obsolete)(?: now)?",
   "olvida(?:te)? (?:lo|la regla|eso|lo de)", "(?:ya no|deja de) (?:aplica|vale|hace falta|rige)", "(?:quita|elimina|anula) (?:la regla|lo de|eso)",
-  "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
+  "vergiss", "vergessen sie", "(?:kannst|können) (?:du|sie) (?:\\p{L}+ )?(?:vergessen|streichen)", "streich(?:e|t|en sie)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
   "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
   // Withdrawals worded without the verbs above (issue 13, class 5): "… is history", "we're done with …", "ist aufgehoben".
   "(?:is|are) no longer a thing", "(?:is|are|[\\p{L}-]+'s|[\\p{L}-]+'re) (?:now )?(?:retired|history|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)", "(?:rule|requirement|thing)[^.;]{0,40} (?:is|are) (?:now )?(?:retired|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)",
@@ -243,16 +262,18 @@ export const STEPS_RE = /[:：][\s\S]*?(?:^|\s)(?:1[.)]|[-*•])\s*\S[\s\S]*?(?:
 /** An end to a rule: "until …", "temporarily", "for today only", "this week only" in the seven languages. */
 export const EXPIRY_RE = words([
   "until", "till", "temporarily", "for now", "for (?:today|this week|this sprint) only", "(?:today|this week) only",
+  // A rule for the current week or sprint: "this week no changes to …", "diese Woche keine …", "esta semana …", "на этой неделе …".
+  "(?:for |during )?this (?:week|sprint)", "diese woche", "in diesem sprint", "esta semana", "este sprint", "на этой неделе", "в этом спринте",
   "hasta que", "hasta (?:el|la|los|las)", "temporalmente", "for (?:today|tonight)(?=\\s*,)", "für heute", "por hoy", "на сегодня", "solo (?:por )?(?:hoy|esta semana)", "bis (?:zum|zur|das|die|der)?", "vorübergehend", "nur (?:heute|diese woche)",
   "пока (?:не|идёт|идет)", "до (?:релиза|конца|пятницы)", "временно", "только (?:сегодня|на этой неделе)",
 ]);
 /** The whole expiry phrase of a sentence: "until <what>", "bis <what>", "hasta <what>", "до <what>", or a bare marker (temporarily, 今日だけ, 당분간). */
 export const EXPIRY_PHRASE_RE =
   /(?<![\p{L}])(?:until|till|hasta(?: que| el| la| los| las)?|bis(?: zum| zur)?|до|пока не)\s+(?:[^,.;!?，。]|\.(?=\d)|(?<=\d)\.(?=\s(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez)))(?:[^,.;!?，。]|\.(?=\d)|(?<=\d)\.(?=\s(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez))){1,59}|(?<![\p{L}])(?:temporarily|for (?:today|this week|this sprint) only|(?:today|this week) only|temporalmente|solo (?:por )?(?:hoy|esta semana)|vorübergehend|nur (?:heute|diese woche)|временно|только (?:сегодня|на этой неделе))(?![\p{L}])|[^，。、\s]{1,12}(?:之前|以前)|暂时|暫時|这周|今天先|[^、。\s]{1,16}まで|当面|今週だけ|今日だけ|今日中|一時的|[^,\s]{1,12}까지|당분간|이번 주만/iu;
-const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
+const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "本周", "这个迭代", "今週", "今スプリント", "이번 주", "이번 스프린트", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
-export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|[にへ](?:変更|変え(?:る|ます|て))|(?:으로|로) (?:변경|바꿔|바꿉|바꾼다|바꿀게)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|addendum|amendment|korrektur|berichtigung|nachtrag|ergänzung|precisión|matiz|дополнение|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|[にへ](?:変更|変え(?:る|ます|て))|(?:으로|로) (?:변경|바꿔|바꿉|바꾼다|바꿀게)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =
@@ -354,6 +375,8 @@ export interface Cues {
   grant: boolean;
   limit: boolean;
   pastHabit: boolean;
+  /** A directive about the language of the answers (OUTPUT_LANGUAGE_RE). */
+  outputLanguage: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -363,7 +386,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const standing = STANDING_RE.test(bare) || STANDING_CJK.test(bare);
   const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare) || NEGATIVE_WISH_RE.test(bare);
   const fact = FACT_RE.test(bare) || FACT_CJK.test(bare);
-  const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare);
+  const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare) || (GERMAN_WE_PRACTICE.test(bare.trim()) && !/[?？]\s*$/.test(bare));
   const procedure = COMMANDISH.test(s) && (PROC_PURPOSE.test(bare) || /^(?:to|for) [\w -]+,/i.test(bare)) ;
   const trimmed = bare.trim();
   const endsQ = /[?？]\s*$/.test(trimmed);
@@ -375,7 +398,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b|\b(?:starting|beginning|effective|as of|from) (?:today|now|tomorrow)\b|\bab heute\b|\b(?:a partir de|desde) hoy\b|с сегодняшнего дня/giu, "")) || ONE_OFF_CJK.test(bare);
   const refinement = REFINEMENT_RE.test(trimmed);
   const conditional = CONDITIONAL_RE.test(trimmed) && !endsQ;
-  const forMe = FOR_ME_RE.test(trimmed) && !conditional && !TRIGGER_RE.test(bare);
+  const forMe = FOR_ME_RE.test(trimmed) && !conditional && !TRIGGER_RE.test(bare) && !OUTPUT_LANGUAGE_RE.test(bare);
   const task = (TASK_START.test(trimmed) || forMe) && !TRIGGER_RE.test(bare) && !standing && !normative && !convention && !fact && !procedure && !refinement;
   const expiry = EXPIRY_RE.test(bare) || EXPIRY_CJK.test(bare);
   return {
@@ -412,6 +435,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     grant: PERMISSION_CUE.test(bare) && (GRANT_RE.test(bare) || expiry) && !endsQ,
     limit: LIMIT_RE.test(bare) && !endsQ,
     pastHabit: PAST_HABIT_RE.test(bare),
+    outputLanguage: OUTPUT_LANGUAGE_RE.test(bare) && !endsQ,
   };
 }
 
@@ -448,6 +472,7 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.grant) s += WEIGHTS.grant;
   if (c.limit) s += WEIGHTS.limit;
   if (c.pastHabit) s += WEIGHTS.pastHabit;
+  if (c.outputLanguage) s += WEIGHTS.outputLanguage;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }

@@ -64,7 +64,7 @@ export function namedThings(text: string): Set<string> {
 const PROCEDURE_WORDS = /(?<![\p{L}])(?:procedure|process|steps|checklist|order|ablauf|reihenfolge|vorgehen|proceso|pasos|orden|порядок|процесс|процедур\p{L}*|шаги)(?![\p{L}])|流程|做法|步骤|手順|手続き|절차|순서/iu;
 
 /** A word that points at an earlier rule ("the X rule", "X の件", "那条", "lo de X", "насчёт X"): its clause names the target. */
-export const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
+export const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|die sache mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
 
 /**
  * The clause of a withdrawal that names its target: the clause (split at commas, semicolons, CJK commas and
@@ -201,8 +201,9 @@ const LEAD_IN_END = /\s*(?:[-\u2013\u2014]{1,2}|[:：;；,，、])\s*/u;
  */
 export function narrowingOf(text: string, ruleText: string): string | undefined {
   // A release ("no need to", "なくていい", "안 해도 돼") or a "もういい" is a grant of nothing: the words of withdrawing go first.
-  // "You may commit without running tests": a grant to do without the rule's action is a release of it.
-  if (!GRANT_WORD.test(text.replace(WITHDRAW_ANY, " ").replace(RELEASE_ALL, " ")) || WHOLE_LIFT.test(text) || WITHOUT.test(text)) return undefined;
+  // "You may commit without running tests": a grant to do without the rule's action is a release of it (unless the
+  // rule itself says "without": "elfstellig und ohne Leerzeichen").
+  if (!GRANT_WORD.test(text.replace(WITHDRAW_ANY, " ").replace(RELEASE_ALL, " ")) || WHOLE_LIFT.test(text) || (WITHOUT.test(text) && !WITHOUT.test(ruleText))) return undefined;
   const own = meaningKeys(ruleText);
   const ownThings = namedThings(ruleText);
   // Bigrams with kana ("日も", "ことに") straddle particles and endings: no case of their own.

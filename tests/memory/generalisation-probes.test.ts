@@ -156,3 +156,30 @@ describe("withdrawals and refinements by meaning across inflection", () => {
     expect(verdict(text)?.cues).toContain("refinement");
   });
 });
+
+describe("output-language directives, German practices, addenda and this week's rules", () => {
+  it.each(["Please answer in English from here.", "Bitte antworten Sie mir auf Englisch.", "Respóndeme en español.", "Отвечай мне по-русски.", "请用中文回答我。", "返事は日本語でお願いします。", "답변은 한국어로 해 주세요."])(
+    "an output-language directive is a rule (../shared/research/labelling-rules.md item 5): %s",
+    (text) => {
+      const v = verdict(text);
+      expect(v?.cues).toContain("outputLanguage");
+      expect(v?.kind, `${v?.score} [${v?.cues.join(",")}]`).toBe("rule");
+    },
+  );
+  it("an answer-length wish is still not a rule", () => {
+    expect(verdict("Answer briefly.")?.keep).toBe(false);
+    expect(verdict("Antworte kurz.")?.keep).toBe(false);
+  });
+  it.each(["Rechnungsnummern vergeben wir fortlaufend pro Jahr.", "Logs sammeln wir zentral in Loki."])("a German practice in inverted order is a convention: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("convention");
+  });
+  it.each(["Das machen wir morgen.", "Gestern haben wir das gefixt."])("not a convention: %s", (text) => {
+    expect(verdict(text)?.cues).not.toContain("convention");
+  });
+  it.each(["Nachtrag zu den Rechnungen: Stornos bekommen eine eigene Nummer.", "Addendum to the export rule: empty columns are dropped."])("an addendum refines: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("refinement");
+  });
+  it.each(["This week no schema changes, the auditors are in.", "Diese Woche keine Schemaänderungen, die Prüfer sind da.", "이번 주에는 스키마 변경하지 마세요."])("a rule for this week has an end: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("expiry");
+  });
+});
