@@ -178,7 +178,7 @@ const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|
 /** An imperative with a universally quantified object: "flag any value above …", "markiere jeden …", "marca cualquier …", "помечай любое …". */
 const UNIVERSAL_OBJECT = /^\p{L}+\s+(?:any|every|all|each|jede[nrsm]?|alle|cualquier|cada|tod[oa]s? (?:los|las)|любо[йеую]|любые|все|каждый|каждую|каждое)\s+\p{L}/iu;
 /** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
-const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|だけ(?:です|にして(?:ください)?)?[。.]?$|\S만 (?:쓴다|쓰고|둔다|한다|사용)|모든|각 /u;
+const UNIVERSAL_CJK = /(?:서|로|에서|으로|에게|에)만(?=\s)|所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|だけ(?:です|にして(?:ください)?)?[。.]?$|\S만 (?:쓴다|쓰고|둔다|한다|사용)|모든|각 /u;
 /** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
 // Not "です"/"ます" (the polite register of a remark: 本番は東京リージョンです).
 const PLAIN_DECLARATIVE_CJK = /(?:(?<![でま])[るうくすつむぶぐ]|ない|しない|[는않]다)[。.]?\s*$/u;
@@ -301,7 +301,7 @@ export const PRAISE_RE =
   /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo|приятно|a pleasure|a joy|me encanta|macht spa(?:ß|ss))(?![\p{L}])|愉快|谢谢|厉害|太棒|楽しい|즐거|편해|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
 /** A secret handed over in the sentence: "[REDACTED]" after "is", "=", ":", "ist", "es", "是", "は", "이", a credential word ("password", "пароль"), or at its end. */
 export const CREDENTIAL_RE =
-  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：/]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
+  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：/]\s*|是\s*|は\s*|이\s*|로\s*|[은는]\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
 
 /**
  * A sentence about the user's own things ("My laptop is …", "Mein Rechner …", "Mi portátil …", "Мой ноутбук …", 我的…,

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { regexClassifier } from "../../scripts/engine/classify.js";
 import { loadUtteranceScorer } from "../../scripts/io/model-file.js";
 import { judge } from "../../scripts/memory/extract.js";
+import { folderScope } from "../../scripts/memory/folder-scope.js";
 import { narrowingOf } from "../../scripts/memory/withdraw.js";
 import { loadStore } from "../../scripts/memory/store/state.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
@@ -181,5 +182,23 @@ describe("output-language directives, German practices, addenda and this week's 
   });
   it.each(["This week no schema changes, the auditors are in.", "Diese Woche keine Schemaänderungen, die Prüfer sind da.", "이번 주에는 스키마 변경하지 마세요."])("a rule for this week has an end: %s", (text) => {
     expect(verdict(text)?.cues).toContain("expiry");
+  });
+});
+
+describe("scope is where a rule applies, not what it mentions", () => {
+  const folders = ["collection/objects", "collection/loans", "orders", "roster", "import-asv", "connectors", "vendor", "billing", "docs"];
+  it.each([
+    ["Object records are never hard-deleted, we flip the status instead.", []],
+    ["Loan agreements, the process is: 1. check the insurance 2. sign 3. file it", []],
+    ["提交之前跑一下 npm run lint:orders，有报错就别提交。", []],
+    ["Keep those in the vault, not in roster configs.", []],
+    ["Sowas landet weder im Repo noch in docs.", []],
+    ["Bis zu den Herbstferien fasst du import-asv nicht an.", ["import-asv/**"]],
+    ["Hasta la entrega del viernes, no toques connectors.", ["connectors/**"]],
+    ["До релиза не трогай vendor.", ["vendor/**"]],
+    ["In billing, amounts are integers in cents.", ["billing/**"]],
+    ["Billing amounts are integers in cents.", ["billing/**"]],
+  ])("%s -> %j", (text, globs) => {
+    expect(folderScope(text, folders)).toEqual(globs);
   });
 });
