@@ -100,6 +100,8 @@ export const NORMATIVE_RE = words([
   "должен", "должны", "обязательно", "запрещено",
   // "none whatsoever" and "only via" in Russian, Spanish and German (issue 13, class 3)
   "hold off(?: on)?", "refrain from",
+  // Nobody / none of it (a prohibition on everyone or everything just named): "None of that goes into docs", "Sowas landet weder …".
+  "nobody", "none of (?:that|this|these|those|it|them)", "niemand", "weder", "nadie", "ninguno de (?:esos|estos|ellos)", "никто", "ничего из (?:этого|того)",
   // German separable verbs negated ("fass … nicht an", "rühr … nicht an") and Russian negated imperatives of any verb.
   "nicht (?:mehr )?(?:an|um|ab)(?=\\s*[.!,;]|$)", "не (?!знаю|помню|уверен)\\p{L}{2,}(?:ай|яй|ей|уй|ь|йте|ьте)", "stay (?:away|off) from", "leave [^.,;]{1,30} alone", "(?:is|are) off the table",
   "никаких", "никакого", "никакой", "ни одного", "только (?:через|в|из|на|по|с)", "nada de", "ning[uú]n(?:a)?", "solo (?:desde|en|por|con|a trav[eé]s de)", "nur (?:über|in|im|aus|mit|per)",
@@ -273,7 +275,7 @@ export const EXPIRY_PHRASE_RE =
 const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "本周", "这个迭代", "今週", "今スプリント", "이번 주", "이번 스프린트", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
-export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|addendum|amendment|korrektur|berichtigung|nachtrag|ergänzung|precisión|matiz|дополнение|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|[にへ](?:変更|変え(?:る|ます|て))|(?:으로|로) (?:변경|바꿔|바꿉|바꾼다|바꿀게)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|addendum|amendment|korrektur|berichtigung|nachtrag|ergänzung|precisión|matiz|дополнение|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|[にへ](?:変更|変え(?:る|ます|て))|ことに(?:なりました|しました)|기로 했(?:어요|습니다|다)|(?<![\p{L}])(?:instead of|statt|anstatt|en (?:lugar|vez) de|вместо)(?![\p{L}])|而不是|の代わりに|대신 |(?:으로|로) (?:변경|바꿔|바꿉|바꾼다|바꿀게)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =

@@ -180,7 +180,7 @@ export function findWithdrawTargets(rules: readonly Withdrawable[], text: string
 
 /** A permission word in the seven languages: "fine", "ok", "allowed", "can", "darfst", "in Ordnung", "puede(n)", "можно", 可以, いい, 돼요. */
 const GRANT_WORD =
-  /(?<![\p{L}])(?:fine|ok(?:ay)?|alright|allowed|permitted|acceptable|can|may|in ordnung|erlaubt|okay|darf(?:st)?|dürfen|kannst|können|geht|se puede|puede[ns]?|pueden|puedes|vale|permitid[oa]s?|можно|допустим[оы]?|разрешен[оы]?|нормально)(?![\p{L}])|可以|也行|没问题|いい(?:です|よ)?|かまわない|構いません|大丈夫|돼(?:요)?|됩니다|괜찮/iu;
+  /(?<![\p{L}])(?:fine|ok(?:ay)?|alright|allowed|permitted|acceptable|can|may|in ordnung|erlaubt|okay|darf(?:st)?|dürfen|kannst|können|geht|se puede|puede[ns]?|pueden|puedes|vale|permitid[oa]s?|можно|допустим[оы]?|разрешен[оы]?|нормально)(?![\p{L}])|可以|也行|没问题|いい(?:です|よ)?|かまわない|かまいません|構わない|構いません|大丈夫|돼(?:요)?|됩니다|괜찮/iu;
 /** A lift of the whole rule (a change of state, not a case): "now", "any day", "whenever", "anything", "again", "wieder", "de nuevo", "снова", 随时, 又, いつでも, 언제든, 다시. */
 const WHOLE_LIFT =
   /(?<![\p{L}])(?:now|jetzt|ahora|теперь|any ?(?:day|time|more)|whenever|anything|anywhere|again|everywhere|jederzeit|wieder|überall|cuando quieras|de nuevo|otra vez|en cualquier|снова|опять|когда угодно|везде)(?![\p{L}])|现在|随时|又可以|再次|重新|今は|いつでも|どこでも|이제|언제든|다시/iu;
@@ -189,6 +189,8 @@ const WITHDRAW_ANY = new RegExp(`${WITHDRAW_RE.source}|${WITHDRAW_CJK.source}`, 
 /** "Without" in the seven languages: a grant to skip something. */
 const WITHOUT = /(?<![\p{L}])(?:without|ohne|sin|без)(?![\p{L}])|不用|无需|なしで|せずに|없이/iu;
 const RELEASE_ALL = new RegExp(RELEASE_RE.source, "giu");
+/** The user says it is not a withdrawal: "not taking it back, but …", "取り消しではなくて", "不是取消", "취소는 아니고", "nicht zurückgenommen". */
+const NOT_A_WITHDRAWAL = /(?<![\p{L}])(?:not (?:a withdrawal|withdrawing|taking (?:it|that) back|scrapping)|nicht zurück(?:genommen|nehmen)|no (?:lo )?(?:retiro|anulo)|не отменяю)(?![\p{L}])|(?:取り消し|撤回)(?:では|じゃ|というわけでは|というわけじゃ)な|不是(?:取消|撤回)|취소는 아니/iu;
 /** Where a withdrawal's lead-in ends ("Scratch that — …", "Отбой, …", "算了，…", "取り消しで、…"): a dash, a colon, a comma. */
 const LEAD_IN_END = /\s*(?:[-\u2013\u2014]{1,2}|[:：;；,，、])\s*/u;
 
@@ -212,7 +214,7 @@ export function narrowingOf(text: string, ruleText: string): string | undefined 
   // "Forget the replica rule, staging can run one": a withdrawal that names its rule (RULE_REFERENCE) with no case of
   // its own takes the whole rule back; what follows is what the user now allows.
   const reference = targetClause(text);
-  if (RULE_REFERENCE.test(reference) && reference !== text && !newCase(reference)) return undefined;
+  if (RULE_REFERENCE.test(reference) && reference !== text && !newCase(reference) && !NOT_A_WITHDRAWAL.test(text)) return undefined;
   // The granting part must name the rule's subject (a shared key) and a case of its own.
   const m = LEAD_IN_END.exec(text);
   const lead = m && m.index > 0 ? text.slice(0, m.index) : "";

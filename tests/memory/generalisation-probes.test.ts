@@ -202,3 +202,22 @@ describe("scope is where a rule applies, not what it mentions", () => {
     expect(folderScope(text, folders)).toEqual(globs);
   });
 });
+
+describe("prohibitions on everyone or everything named, decisions and replacements", () => {
+  it.each(["None of that goes into the wiki or into tickets.", "Nobody deploys from a laptop.", "Sowas kommt weder ins Ticket noch ins Wiki.", "Никто не деплоит с ноутбука.", "Nadie despliega desde un portátil."])("a prohibition on everyone or everything: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("normative");
+  });
+  it.each(["ログは JSON で出すことになりました。", "로그는 JSON으로 남기기로 했어요.", "Store amounts as minor units instead of decimals.", "Speichere Beträge in Cent statt als Dezimalzahl."])("a decision or a replacement refines the rule it changes: %s", (text) => {
+    expect(verdict(text)?.cues).toContain("refinement");
+  });
+  it("a narrowing in polite Japanese ('かまいません') keeps its rule", async () => {
+    const p = tempProject();
+    const rule = "センサーの生データは上書きしない。";
+    const narrowing = "生データの件、取り消しではなくて、tests/fixtures の中なら上書きしてかまいません。";
+    await extractText(p, jsonl([user(rule), assistant("はい。"), user(narrowing), assistant("了解です。")]));
+    const store = loadStore(p.rulesDir);
+    expect(store.rules.find((r) => r.text === rule)?.status).toBe("active");
+    expect(store.rules.some((r) => r.status === "active" && r.text.includes("tests/fixtures") && r.refines !== undefined)).toBe(true);
+    rmSync(p.dir, { recursive: true, force: true });
+  });
+});
