@@ -221,3 +221,18 @@ describe("prohibitions on everyone or everything named, decisions and replacemen
     rmSync(p.dir, { recursive: true, force: true });
   });
 });
+
+describe("a change of mind supersedes the rule it restates", () => {
+  it.each([
+    ["Every release goes through the changelog bot.", "On second thought, every release goes through the changelog bot and gets a signed tag."],
+    ["Jeder Export läuft über den Prüfer.", "Präzisierung: Jeder Export läuft über den Prüfer und bekommt eine Freigabe."],
+    ["发票上只写订单号。", "发票那条再补充一下：发票和快递单上都只写订单号。"],
+  ])("%s / %s", async (rule, refined) => {
+    const p = tempProject();
+    await extractText(p, jsonl([user(rule), assistant("OK."), user(refined), assistant("OK.")]));
+    const store = loadStore(p.rulesDir);
+    expect(store.rules.find((r) => r.text === rule)?.status).toBe("retired");
+    expect(store.rules.filter((r) => r.status === "active").map((r) => r.text)).toEqual([refined]);
+    rmSync(p.dir, { recursive: true, force: true });
+  });
+});
