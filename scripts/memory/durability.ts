@@ -322,6 +322,15 @@ export const FOR_ME_RE =
 /** A trigger word anywhere ("tell me before you add a dependency", "avísame cuando …"): what follows it recurs. */
 const TRIGGER_RE = /(?<![\p{L}])(?:before|after|when|whenever|if|bevor|nachdem|wenn|sobald|falls|vor (?:dem|der|jedem|jeder)|nach (?:dem|der|jedem|jeder)|antes de|después de|cuando|si|перед|после|если|когда)(?![\p{L}])|之前|以前|的时候|前に|後に|ときは|時は|たら|전에|후에|때는|면/iu;
 
+/**
+ * A reason given on its own, not a rule: a sentence that ends in a causal particle ("…直接見るから。", "…맡거든요.",
+ * "…하니까요.") or starts with "because" ("Because the board signed off.", "Weil …", "Porque …", "Потому что …", 因为…).
+ * The Latin/Cyrillic/Chinese starts count only without a rule cue, and neither counts in a sentence with a comma (a
+ * main clause before or after the reason: "今日だけは push していいです、デモ前なので" is a rule).
+ */
+export const REASON_END_RE = /(?:から|ので|ため)[。.!！]?$|(?:거든요|거든|니까요|니까|때문이에요|때문입니다)[.。!]?$/u;
+export const REASON_START_RE = /^(?:because|since|weil|denn|porque|ya que|потому что|так как|因为|由于)(?![\p{L}])/iu;
+
 /** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
 export const CONDITIONAL_RE =
   /^(?:(?:before|after|whenever|once) (?:you |we |every |each |any )?\p{L}+|(?:bevor|nachdem|sobald) \p{L}+|vor (?:jedem|jeder) \p{L}+|(?:antes|después) de \p{L}+|(?:перед|после) \p{L}+|(?:прежде чем|до того как|antes de que) \p{L}+|.{1,16}(?:之前|以前|前)[，,]|.{1,30}?(?:前に|する前|したら|てから)|.{1,16}(?:전에|후에))|^(?:if|when|wenn|falls|sobald|si|cuando|если|когда|как только)\s[^,;.!?]{3,80},\s*\p{L}|^(?:如果|要是|只要)?[^，。,]{2,24}(?:的话|时|后)[，,]|^[^。]{2,30}?(?:たら|なら|ときは|時は|場合は)(?=[、,]|\S{2})|^[^.,]{2,30}(?:면|때는|경우에는|경우),?\s/iu;
@@ -379,6 +388,8 @@ export interface Cues {
   pastHabit: boolean;
   /** A directive about the language of the answers (OUTPUT_LANGUAGE_RE). */
   outputLanguage: boolean;
+  /** A reason on its own (REASON_END_RE, REASON_START_RE): a veto in extract.ts judge. */
+  reason: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -438,6 +449,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     limit: LIMIT_RE.test(bare) && !endsQ,
     pastHabit: PAST_HABIT_RE.test(bare),
     outputLanguage: OUTPUT_LANGUAGE_RE.test(bare) && !endsQ,
+    reason: (REASON_END_RE.test(trimmed) || (REASON_START_RE.test(trimmed) && !standing && !normative)) && !/[,，、]/u.test(trimmed),
   };
 }
 

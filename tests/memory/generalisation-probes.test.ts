@@ -236,3 +236,12 @@ describe("a change of mind supersedes the rule it restates", () => {
     rmSync(p.dir, { recursive: true, force: true });
   });
 });
+
+describe("a reason or a header on its own is not a rule", () => {
+  it.each(["今後は監査チームが直接見るから。", "自動テストがやってくれるので。", "파이프라인에 들어갔거든요.", "Because the auditors signed off.", "Weil der Hook das jetzt macht.", "Потому что CI это уже проверяет.", "発注の件、訂正。", "Correction:"])("dropped: %s", (text) => {
+    expect(verdict(text)?.keep).toBe(false);
+  });
+  it.each(["Because the DB is shared, never run migrations locally.", "今日だけは main に直接 push していいです、デモ前なので。", "本番では必ず二人で確認するから、一人でデプロイしないで。"])("a rule with its reason is still a rule: %s", (text) => {
+    expect(verdict(text)?.cues).not.toContain("reason");
+  });
+});
