@@ -6,7 +6,7 @@
  * minus stopwords and cue words; CJK character bigrams).
  */
 import { createHash } from "node:crypto";
-import { findWithdrawTarget, findWithdrawTargets, targetClause, untouchedClauses } from "./withdraw.js";
+import { findWithdrawTarget, findWithdrawTargets, narrowingOf, targetClause, untouchedClauses } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
 import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
@@ -747,6 +747,15 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       if (contentTerms(about).filter((t) => own.has(t)).length < Math.min(2, own.size)) target = undefined;
     }
     if (!target) return { action: "no-target", retired: [] };
+    // "Scratch that — tabs are fine in the Makefile": a grant for a case the rule does not name narrows the rule, it
+    // does not take it back. The rule stays; the narrowing is kept under it (refines), as an exception is.
+    const narrowing = narrowingOf(st.text, target.text);
+    if (narrowing !== undefined) {
+      const rule = newRule({ ...st, text: narrowing, kind: "exception", globs: st.globs.length ? st.globs : target.globs }, contentTerms(narrowing), store);
+      rule.refines = target.id;
+      store.rules.push(rule);
+      return { action: "refined", ruleId: rule.id, retired: [] };
+    }
     const retired = [target.id];
     if (st.keepAsPermission) {
       const perm = newRule({ ...st, globs: st.globs.length ? st.globs : target.globs }, terms, store);
@@ -821,6 +830,11 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     if (!parent && st.pointsBack === true) {
       const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), targetClause(st.text), { refinement: true });
       if (found) parent = ix.ids.get(found.id);
+    }
+    // A grant for a case of a rule found by meaning ("热修复周五也可以发" after "永远不要在周五发布"): a narrowing of it.
+    if (!parent) {
+      const found = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission"), st.text, { refinement: true });
+      if (found && narrowingOf(st.text, found.text) !== undefined) parent = ix.ids.get(found.id);
     }
     // Not an exception to any rule: the caller decides whether it is a rule of its own (score >= threshold).
     if (!parent) return { action: "no-target", retired: [] };

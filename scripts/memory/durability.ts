@@ -40,6 +40,7 @@ export const WEIGHTS = {
   grant: 2, // a permission that stands on its own: "you can … without asking", "… yourself", "ohne Rückfrage", 不用问我
   conditional: 1.5, // a standing trigger: "before you push, …", "bevor du pushst, …", "перед пушем …", "提交前…"
   pastHabit: -3, // "always"/"never" about the past or an observation: "was never reliable", "war schon immer so", "никогда не был", 一直都, 昔から
+  outputLanguage: 2.5, // the language of answers or artefacts: "answer in German", "回答请用中文", "返信は日本語で" (../shared/research/labelling-rules.md item 5: a constraint)
   limit: 1, // a bound stated as a rule: "at most hourly", "höchstens", "не чаще", "最多", "まで", "최대"
 } as const;
 
@@ -50,6 +51,18 @@ export const WEIGHTS = {
  */
 export const PAST_HABIT_RE =
   /^(?:ты|вы)(?:,[^,]{1,20},)?\s+(?:\p{L}+\s+)?(?:никогда|всегда)\s+(?:не\s+)?\p{L}+(?:ешь|ёшь|ишь|ете|ёте|ите)(?![\p{L}])|(?<![\p{L}])(?<!(?:that|which|who|die|der|das|que|который|которые|которая)\s)(?:(?:was|were|has been|have been|had been|had|seemed|used to|did)\s+(?:always|never)|(?:always|never)\s+(?:was|were|been|seen|had|seemed|happens|happened|worked|did|used to|gets? me)|(?:war|waren|hat|haben|ist)\s+(?:schon\s+)?(?:immer|nie)|(?:siempre|nunca)\s+(?:ha|han|había|habían|fue|fueron|era|eran)|(?:ha|han)\s+sido\s+siempre|(?:никогда|всегда)\s+(?:не\s+)?(?:был|была|было|были)|(?:не\s+)?(?:был|была|было|были)\s+(?:никогда|всегда))(?![\p{L}])|一直都|一直是|从来没|從來沒|以前从来|昔から|ずっとこんな|한 번도 안|항상 이랬|^(?:(?:wow|oh|honestly|haha|lol),?\s+)?(?:that|it|they|he|she|das|es|eso|esto|это|так)(?:\s+(?:here|hier|aquí|тут|здесь))?\s+(?:\p{L}+\s+)?(?:always|never|immer|nie|siempre|nunca|всегда|никогда|вечно)(?![\p{L}])|^(?:这种事|大家|每个人|他们)(?:总是|老是|一直|都会)|^みんな(?:いつも|毎回)|^(?:다들|모두|팀원들은) (?:항상|늘)/iu;
+
+/** Names of the languages a user asks answers in, in the seven languages (English, German, Spanish, Russian, Chinese, Japanese, Korean). */
+const LANGUAGE_NAME = "(?:english|german|spanish|russian|chinese|japanese|korean|englisch|deutsch|spanisch|russisch|chinesisch|japanisch|koreanisch|ingl[eé]s|alem[aá]n|español|ruso|chino|japon[eé]s|coreano|английск\\p{L}*|немецк\\p{L}*|испанск\\p{L}*|русск\\p{L}*|китайск\\p{L}*|японск\\p{L}*|корейск\\p{L}*)";
+/**
+ * A directive about the language of the answers (issue 13; ../shared/research/labelling-rules.md item 5: output-language
+ * directives are constraints): "answer in German", "antworte auf Deutsch", "respóndeme en español", "отвечай по-русски",
+ * "回答请用中文", "返信は日本語で", "답변은 한국어로".
+ */
+export const OUTPUT_LANGUAGE_RE = new RegExp(
+  `(?<![\\p{L}])(?:(?:answer|reply|respond|talk|speak|write back|explain)\\p{L}*(?: \\p{L}+){0,2} in ${LANGUAGE_NAME}|(?:antwort|sprich|schreib)\\p{L}*(?: \\p{L}+){0,2} (?:auf|in) ${LANGUAGE_NAME}|(?:resp[oó]nd|contest|habl|escr[ií]b)\\p{L}*(?: \\p{L}+){0,2} en ${LANGUAGE_NAME}|(?:отвеча|отвеч|говори|пиши)\\p{L}*(?: \\p{L}+){0,2} (?:по-\\p{L}+|на ${LANGUAGE_NAME}))(?![\\p{L}])|(?:回答|回复|答复|回覆)[^。，,]{0,6}(?:用|使用)?[中英日韩俄德西]文|用[中英日韩俄德西]文(?:回答|回复|答复)|(?:返信|回答|返事|説明)[はも]?[^。、]{0,4}(?:日本語|英語|中国語|韓国語)で|(?:日本語|英語|中国語|韓国語)で(?:返信|回答|答え|説明)|(?:답변|대답|답장|설명)[은는도]?\\s*(?:한국어|영어|중국어|일본어)로|(?:한국어|영어|중국어|일본어)로\\s*(?:답변|대답|답해|말해)`,
+  "iu",
+);
 
 /** A bound: "at most", "no more than", "höchstens", "como máximo", "не чаще", "最多", "以内", "최대" (issue 13, class 1). */
 export const LIMIT_RE =
@@ -67,7 +80,7 @@ export const STANDING_RE = words([
   "keep in mind", "for (?:all )?future", "no matter what", "under no circumstances", "for the rest of (?:this|the) (?:session|project)",
   "(?:don'?t|do not) forget", "rule of thumb", "standing rule", "permanently", "(?:before|after) (?:every|each|any)", "no longer (?:allowed|permitted)", "(?:don'?t|do not|never) [^.,;]*? any ?more",
   "de ahora en adelante", "a partir de ahora", "siempre", "nunca", "jamás", "cada vez", "recuerda",
-  "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "jedes mal", "merk dir",
+  "ab jetzt", "von nun an", "ab sofort", "künftig", "zukünftig", "immer", "niemals", "nie", "jedes mal", "merk dir",
   "désormais", "dorénavant", "à partir de maintenant", "à l'avenir", "toujours", "jamais", "chaque fois",
   "de agora em diante", "a partir de agora", "sempre", "d'ora in poi", "da ora in poi",
   "впредь", "отныне", "с этого момента", "всегда", "никогда", "каждый раз", "запомни", "перед (?:каждым|каждой|любым)", "antes de cada", "después de cada", "vor jedem", "vor jeder", "nach jedem", "nach jeder", "после (?:каждого|каждой|любого)",
@@ -87,6 +100,8 @@ export const NORMATIVE_RE = words([
   "должен", "должны", "обязательно", "запрещено",
   // "none whatsoever" and "only via" in Russian, Spanish and German (issue 13, class 3)
   "hold off(?: on)?", "refrain from",
+  // Nobody / none of it (a prohibition on everyone or everything just named): "None of that goes into docs", "Sowas landet weder …".
+  "nobody", "none of (?:that|this|these|those|it|them)", "niemand", "weder", "nadie", "ninguno de (?:esos|estos|ellos)", "никто", "ничего из (?:этого|того)",
   // German separable verbs negated ("fass … nicht an", "rühr … nicht an") and Russian negated imperatives of any verb.
   "nicht (?:mehr )?(?:an|um|ab)(?=\\s*[.!,;]|$)", "не (?!знаю|помню|уверен)\\p{L}{2,}(?:ай|яй|ей|уй|ь|йте|ьте)", "stay (?:away|off) from", "leave [^.,;]{1,30} alone", "(?:is|are) off the table",
   "никаких", "никакого", "никакой", "ни одного", "только (?:через|в|из|на|по|с)", "nada de", "ning[uú]n(?:a)?", "solo (?:desde|en|por|con|a trav[eé]s de)", "nur (?:über|in|im|aus|mit|per)",
@@ -110,11 +125,21 @@ const FACT_CJK = /(?:冻结|冻住|只读|保留|凍結|読み取り専用|동�
 /** A team or project convention. */
 export const CONVENTION_RE = words([
   "we (?:always|never|only|don'?t|do not|use|prefer to|require)",
+  // "We only use …" in the other languages: "nutzen wir nur", "solo usamos", "используем только".
+  "(?:nutzen|verwenden|nehmen|benutzen) wir (?:nur|ausschließlich)", "wir (?:nutzen|verwenden|nehmen|benutzen) (?:nur|ausschließlich)",
+  "(?:solo|solamente|únicamente) (?:usamos|utilizamos|trabajamos con)", "(?:usamos|utilizamos) (?:solo|solamente|únicamente)",
+  "(?:используем|берём|берем|пишем) только", "только (?:используем|берём|берем)",
   // A route stated as the way things are done: "deploys go through the bot", "laufen über", "pasan por", "идут через".
   "(?:goes|go|run|runs|pass|passes|happen|happens) (?:only )?(?:through|via)", "(?:läuft|laufen|geht|gehen) (?:\\p{L}+ )?(?:über|durch)", "(?:pasa|pasan|va|van) (?:solo )?por", "(?:идёт|идет|идут|проходит|проходят) (?:только )?через", "our (?:convention|rule|policy|standard|style guide) (?:is|says)",
   "the (?:convention|rule|policy) (?:here )?is", "in this (?:repo(?:sitory)?|project|codebase|team|monorepo)",
   "(?:this|the) (?:repo|project|codebase|team) uses", "house rule", "team rule", "project rule",
 ]);
+
+/**
+ * A German practice in the inverted word order: the object first, then "<verb>en wir" ("Zolltarifnummern speichern wir
+ * elfstellig", "Plots machen wir mit seaborn"): a team convention. Not with an auxiliary or a modal ("haben wir", "sollten wir").
+ */
+const GERMAN_WE_PRACTICE = /^(?!(?:Das|Dies|Es|Dann|Jetzt|Heute|Morgen|Gestern|Gleich|Nun|So)\s)\p{Lu}[\p{L}-]*(?:\s+[\p{L}-]+){0,3}\s+(?!(?:haben|hatten|sind|waren|wollen|wollten|könnten|sollten|müssten|würden|werden|können|dürfen)\s)\p{Ll}+n wir(?![\p{L}])/u;
 
 /** "We don't X" as a verb form (a team convention): не делаем / не ставим, no usamos / no hacemos, machen wir nicht, 보내지 않아요. */
 const WE_DO_NOT_RE = /\S지 않(?:아요|습니다)[.。]?\s*$|(?<![\p{L}])не \p{L}+(?:ем|им|ём)(?![\p{L}])|(?<![\p{L}])no \p{L}+(?:amos|emos|imos)(?![\p{L}])|(?<![\p{L}])\p{L}+en wir (?:nie|nicht|kein\p{L}*)(?![\p{L}])/iu;
@@ -129,6 +154,13 @@ export const ONE_OFF_RE = words([
 ]);
 // Not 先 ("first", as in 先跑 npm test): it starts a step, it does not make a request one-off.
 const ONE_OFF_CJK = anywhere(["这次", "這次", "这一次", "今回", "今回だけ", "이번", "이번만", "暂时"]);
+/**
+ * "This time" in the seven languages: the request is for the task at hand by definition, whatever the sentence model
+ * reads in the rest of it ("今回は changelog なしで", "skip the e2e run this time"). A veto in extract.ts judge unless a
+ * standing cue or an end date says it lasts.
+ */
+export const THIS_TIME_RE =
+  /(?<![\p{L}])(?:this time|just this once|(?:just )?this one time|for this (?:one|run|release|commit|pr)|diesmal|dieses (?:eine )?mal|nur (?:dieses|ein) ?mal|einmalig|esta vez|solo (?:por )?esta vez|por esta vez|в этот раз|на этот раз|разово)(?![\p{L}])|这次|這次|这一次|本次|今回|이번(?:만|에는|엔|은)/iu;
 
 /** Deictic objects naming the task at hand. */
 export const DEICTIC_RE = words(["(?:this|that|the) (?:file|test|bug|error|function|line|diff|change|pr|commit|branch|one|issue|failure)(?!s)", "above(?!\\s*[\\d$€£¥+-])", "these changes"]);
@@ -148,7 +180,7 @@ const UNIVERSAL_START = /^(?:every|each|all|any|no|alle|jede[rsnm]?|kein(?:e|en|
 /** An imperative with a universally quantified object: "flag any value above …", "markiere jeden …", "marca cualquier …", "помечай любое …". */
 const UNIVERSAL_OBJECT = /^\p{L}+\s+(?:any|every|all|each|jede[nrsm]?|alle|cualquier|cada|tod[oa]s? (?:los|las)|любо[йеую]|любые|все|каждый|каждую|каждое)\s+\p{L}/iu;
 /** Universality and uniformity in CJK text: 所有 / 统一 / 一律 / 都要 / 只能, すべて / 必ず / のみ, 모든 / 항상. */
-const UNIVERSAL_CJK = /所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|だけ(?:です|にして(?:ください)?)?[。.]?$|\S만 (?:쓴다|쓰고|둔다|한다|사용)|모든|각 /u;
+const UNIVERSAL_CJK = /(?:서|로|에서|으로|에게|에)만(?=\s)|所有|统一|統一|一律|都要|都用|只能|只用|只在|只从|只放|只走|只经过|只通过|全部|每个|每個|すべて|全て|のみ|だけにする|だけ(?:です|にして(?:ください)?)?[。.]?$|\S만 (?:쓴다|쓰고|둔다|한다|사용)|모든|각 /u;
 /** A plain declarative sentence end in Japanese or Korean (written-rule register, not a polite request or remark): 〜る。〜ない。〜한다。〜않는다。 */
 // Not "です"/"ます" (the polite register of a remark: 本番は東京リージョンです).
 const PLAIN_DECLARATIVE_CJK = /(?:(?<![でま])[るうくすつむぶぐ]|ない|しない|[는않]다)[。.]?\s*$/u;
@@ -191,7 +223,7 @@ export const WITHDRAW_RE = words([
   "(?:scrap|scratch|ditch|bin) (?:it|them)", "(?:forget|drop) (?:it|them)(?: entirely| completely)?(?=\\s*(?:[,.;!，。]|$))", "(?:rule|requirement|thing) (?:is )?(?:retired|cancelled|canceled|dropped|scrapped|withdrawn)",
   "scratch that", "never ?mind", "strike that", "i take (?:that|it) back", "(?:no longer|doesn'?t|does not) (?:applies|apply|holds?|stands?)(?: any ?more)?", "(?:is|are) (?:off|gone|dead|void|obsolete)(?: now)?",
   "olvida(?:te)? (?:lo|la regla|eso|lo de)", "(?:ya no|deja de) (?:aplica|vale|hace falta|rige)", "(?:quita|elimina|anula) (?:la regla|lo de|eso)",
-  "vergiss", "(?:kannst|können) (?:du|sie) vergessen", "streich(?:e|t)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
+  "vergiss", "vergessen sie", "(?:kannst|können) (?:du|sie) (?:\\p{L}+ )?(?:vergessen|streichen)", "streich(?:e|t|en sie)?", "gilt nicht mehr", "fällt weg", "ist hinfällig", "hat sich erledigt",
   "oublie", "забудь", "отмени", "отменяется", "больше не (?:действует|актуально|нужно|применяется)", "снимаю", "не актуально",
   // Withdrawals worded without the verbs above (issue 13, class 5): "… is history", "we're done with …", "ist aufgehoben".
   "(?:is|are) no longer a thing", "(?:is|are|[\\p{L}-]+'s|[\\p{L}-]+'re) (?:now )?(?:retired|history|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)", "(?:rule|requirement|thing)[^.;]{0,40} (?:is|are) (?:now )?(?:retired|scrapped|dropped|cancell?ed|lifted|withdrawn|revoked)",
@@ -204,7 +236,7 @@ export const WITHDRAW_RE = words([
   "olv[ií]da(?:te|lo)? de", "(?:queda|quedan) sin efecto", "descarta(?:mos)?", "se acab[oó] lo de", "ya no (?:es necesari[oa]|hace falta)",
   "забей(?:те)?(?: на)?", "отменяем", "снимаем", "отбой", "olv[ií]dal[oa]s?", "d[ée]jal[oa]s?(?= *[;,.]|$)", "desc[aá]rtal[oa]s?", "больше не (?:требуется|нужен|нужна|нужны|актуальн\\p{L}*)", "неактуальн\\p{L}*",
 ]);
-export const WITHDRAW_CJK = anywhere(["(?:先|就)?不管了", "别管了", "忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로",
+export const WITHDRAW_CJK = anywhere(["^算了", "(?:先|就)?不管了", "别管了", "忘掉", "忘了", "取消", "撤回", "作废", "不算了", "那条(?:不要了|去掉|删掉)", "不用了", "忘れて", "取り消", "取り下げ", "撤廃", "廃止", "もう不要", "不要になった", "は不要です", "気にしなくて(?:いい|大丈夫)", "なしで", "なしにして", "もういい", "잊어", "취소", "없던 걸로",
   "不用管了", "可以不管了", "结束了", "終わりました", "끝났", "不需要了", "删了吧", "删掉吧", "撤掉", "撤了", "废了", "废掉", "不算数", "(?:那条|那个|这条)[^。，,]{0,12}(?:删|去掉|不要)",
   "もう[^。、]{0,16}なくて(?:いい|大丈夫)", "は?やめにし", "ルールは?(?:なし|終わり)",
   "없애(?:자|요|기로)", "폐지", "(?:규칙|룰)[은는]? (?:이제 )?없(?:어|다|습니다|어요)", "下线了", "停用了", "이제 [^.]{0,16}안 \\S+도 (?:돼|된다|됩니다)", "빼(?:자|기로)",
@@ -232,16 +264,18 @@ export const STEPS_RE = /[:：][\s\S]*?(?:^|\s)(?:1[.)]|[-*•])\s*\S[\s\S]*?(?:
 /** An end to a rule: "until …", "temporarily", "for today only", "this week only" in the seven languages. */
 export const EXPIRY_RE = words([
   "until", "till", "temporarily", "for now", "for (?:today|this week|this sprint) only", "(?:today|this week) only",
+  // A rule for the current week or sprint: "this week no changes to …", "diese Woche keine …", "esta semana …", "на этой неделе …".
+  "(?:for |during )?this (?:week|sprint)", "diese woche", "in diesem sprint", "esta semana", "este sprint", "на этой неделе", "в этом спринте",
   "hasta que", "hasta (?:el|la|los|las)", "temporalmente", "for (?:today|tonight)(?=\\s*,)", "für heute", "por hoy", "на сегодня", "solo (?:por )?(?:hoy|esta semana)", "bis (?:zum|zur|das|die|der)?", "vorübergehend", "nur (?:heute|diese woche)",
   "пока (?:не|идёт|идет)", "до (?:релиза|конца|пятницы)", "временно", "только (?:сегодня|на этой неделе)",
 ]);
 /** The whole expiry phrase of a sentence: "until <what>", "bis <what>", "hasta <what>", "до <what>", or a bare marker (temporarily, 今日だけ, 당분간). */
 export const EXPIRY_PHRASE_RE =
   /(?<![\p{L}])(?:until|till|hasta(?: que| el| la| los| las)?|bis(?: zum| zur)?|до|пока не)\s+(?:[^,.;!?，。]|\.(?=\d)|(?<=\d)\.(?=\s(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez)))(?:[^,.;!?，。]|\.(?=\d)|(?<=\d)\.(?=\s(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez))){1,59}|(?<![\p{L}])(?:temporarily|for (?:today|this week|this sprint) only|(?:today|this week) only|temporalmente|solo (?:por )?(?:hoy|esta semana)|vorübergehend|nur (?:heute|diese woche)|временно|только (?:сегодня|на этой неделе))(?![\p{L}])|[^，。、\s]{1,12}(?:之前|以前)|暂时|暫時|这周|今天先|[^、。\s]{1,16}まで|当面|今週だけ|今日だけ|今日中|一時的|[^,\s]{1,12}까지|당분간|이번 주만/iu;
-const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
+const EXPIRY_CJK = anywhere(["之前", "以前", "暂时", "暫時", "这周", "本周", "这个迭代", "今週", "今スプリント", "이번 주", "이번 스프린트", "今天先", "まで", "当面", "今週だけ", "今日だけ", "今日中", "の間(?:は|だけ)", "一時的", "까지", "당분간", "이번 주만"]);
 
 /** A refinement of an earlier rule: the user corrects a number or a detail. */
-export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|korrektur|berichtigung|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정)|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
+export const REFINEMENT_RE = /^(?:(?:actually|so|ok(?:ay)?),?\s+)?(?:make (?:that|it)|correction|change of plan|addendum|amendment|clarification|on second thought|korrektur|berichtigung|nachtrag|ergänzung|präzisierung|klarstellung|precisión|matiz|aclaración|pensándolo mejor|дополнение|correcci[oó]n|mejor|поправка|уточнение)(?![\p{L}])|^(?:更正|改一下|纠正|訂正|修正|정정|考え直して|다시 생각해 보니)|(?:那条|这条)?再?补充一下|(?:那条|那个规则)改一下|补一条|改成|改为|のルールを?(?:変更|修正)|[にへ](?:変更|変え(?:る|ます|て))|ことに(?:なりました|しました)|기로 했(?:어요|습니다|다)|(?<![\p{L}])(?:instead of|statt|anstatt|en (?:lugar|vez) de|вместо)(?![\p{L}])|而不是|の代わりに|대신 |(?:으로|로) (?:변경|바꿔|바꿉|바꾼다|바꿀게)|言い直|(?<![\p{L}])(?:mejor dicho|change (?:that|it) to|поправлю(?: себя)?|уточню)(?![\p{L}])|^(?:cambio|change|änderung|изменение)\s+(?:sobre|en|de|on|to|regarding|for|bei|zu|für|по|насчёт|насчет)\s+[^:：]{1,40}[:：]|(?<![\p{L}])(?:(?:and|und|y|и) )?(?:now also|jetzt auch|ahora también|теперь (?:ещё|еще|и|также))(?![\p{L}])|现在(?:还要|也要)|今後は[^。]{0,20}も|이제는? [^.]{0,20}도|^actually,? [^.]{8,}, not (?:a |an |the )?[\p{L}\p{N} ]{1,20}[.!]?$|(?<![\p{L}])(?:goes|go|moves?|is|are) (?:up |down )?to \d+(?:\.\d+)? now(?![\p{L}])/iu;
 
 /** The user speaking of themself (a remark, not a rule for the agent). Requests ("I want you to …") are not. */
 export const SELF_REMARK_RE =
@@ -269,7 +303,33 @@ export const PRAISE_RE =
   /(?<![\p{L}])(?:thanks?|thank you|nice|impressive|great job|well done|lucky you|love it|amazing|awesome|danke|super|toll|klasse|gracias|genial|crack|спасибо|круто|молодец|здорово|впечатля\p{L}*|impresionante|increíble|beeindruckend|das en el clavo|приятно|a pleasure|a joy|me encanta|macht spa(?:ß|ss))(?![\p{L}])|愉快|谢谢|厉害|太棒|楽しい|즐거|편해|助かり|ありがとう|すごい|さすが|고마워|감사|최고|대단/iu;
 /** A secret handed over in the sentence: "[REDACTED]" after "is", "=", ":", "ist", "es", "是", "は", "이", a credential word ("password", "пароль"), or at its end. */
 export const CREDENTIAL_RE =
-  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：]\s*|是\s*|は\s*|이\s*|로\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
+  /(?:(?<![\p{L}])(?:is|are|ist|sind|es|son|это|password|passwort|kennwort|contraseña|пароль|token|токен|ключ|key|basic|bearer)\s*|[:=：/]\s*|是\s*|は\s*|이\s*|로\s*|[은는]\s*)\[REDACTED\]|\[REDACTED\][\s.。!！]*$/iu;
+
+/**
+ * A sentence about the user's own things ("My laptop is …", "Mein Rechner …", "Mi portátil …", "Мой ноутбук …", 我的…,
+ * 私の…, 제 …/내 …): a remark about oneself when it carries no standing or normative cue (issue 13, class 7).
+ */
+export const MY_START_RE = /^(?:my|mein(?:e|en|er|em)?|mi|mis|мой|моя|моё|мое|мои|我的|私の|僕の|俺の|(?:제|내) (?!생각에))(?![\p{L}])/iu;
+
+/**
+ * A request for something handed to the user now: an imperative with the first person as its receiver ("show me …",
+ * "give me …", "zeig mir …", "hazme …", "dame …", "покажи мне …", "给我…", "見せて", "보여 줘"). A task, not a rule,
+ * unless a standing, normative or conditional cue says it recurs ("tell me before you add a dependency").
+ */
+export const FOR_ME_RE =
+  /^(?:(?:please|pls|bitte|por favor|пожалуйста)[,\s]+)?(?:(?:show|give|get|send|tell|make|write|draft|find|bring|fetch|explain)\s+(?:me|us)|(?:zeig|gib|schick|mach|schreib|erklär|such|bring)\w*\s+(?:mir|uns)|\p{L}+(?:me|nos)|(?:покажи|дай|пришли|сделай|напиши|объясни|найди|скинь)\s+(?:мне|нам))(?![\p{L}])|^(?:给我|帮我|替我)|(?:見せて|教えて|送って)(?:ください|くれ|ほしい)?[。.!！]?$|(?:보여|알려|보내) ?(?:줘|주세요|줄래)/iu;
+
+/** A trigger word anywhere ("tell me before you add a dependency", "avísame cuando …"): what follows it recurs. */
+const TRIGGER_RE = /(?<![\p{L}])(?:before|after|when|whenever|if|bevor|nachdem|wenn|sobald|falls|vor (?:dem|der|jedem|jeder)|nach (?:dem|der|jedem|jeder)|antes de|después de|cuando|si|перед|после|если|когда)(?![\p{L}])|之前|以前|的时候|前に|後に|ときは|時は|たら|전에|후에|때는|면/iu;
+
+/**
+ * A reason given on its own, not a rule: a sentence that ends in a causal particle ("…直接見るから。", "…맡거든요.",
+ * "…하니까요.") or starts with "because" ("Because the board signed off.", "Weil …", "Porque …", "Потому что …", 因为…).
+ * The Latin/Cyrillic/Chinese starts count only without a rule cue, and neither counts in a sentence with a comma (a
+ * main clause before or after the reason: "今日だけは push していいです、デモ前なので" is a rule).
+ */
+export const REASON_END_RE = /(?:から|ので|ため)[。.!！]?$|(?:거든요|거든|니까요|니까|때문이에요|때문입니다)[.。!]?$/u;
+export const REASON_START_RE = /^(?:because|since|weil|denn|porque|ya que|потому что|так как|因为|由于)(?![\p{L}])/iu;
 
 /** A standing trigger at the start: "before you push, …", "bevor du pushst", "antes de hacer merge", "перед пушем", "提交前", "マージ前に". */
 export const CONDITIONAL_RE =
@@ -300,6 +360,8 @@ export interface Cues {
   scope: boolean;
   universal: boolean;
   oneOff: boolean;
+  /** "This time" (THIS_TIME_RE): a one-off by definition. */
+  thisTime: boolean;
   deictic: boolean;
   question: boolean;
   request: boolean;
@@ -324,6 +386,10 @@ export interface Cues {
   grant: boolean;
   limit: boolean;
   pastHabit: boolean;
+  /** A directive about the language of the answers (OUTPUT_LANGUAGE_RE). */
+  outputLanguage: boolean;
+  /** A reason on its own (REASON_END_RE, REASON_START_RE): a veto in extract.ts judge. */
+  reason: boolean;
 }
 
 /** Compute the cue features of a sentence. `hasPathScope` comes from operators/scope.ts inferScope. */
@@ -333,7 +399,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   const standing = STANDING_RE.test(bare) || STANDING_CJK.test(bare);
   const normative = NORMATIVE_RE.test(bare) || NORMATIVE_CJK.test(bare) || NEGATIVE_WISH_RE.test(bare);
   const fact = FACT_RE.test(bare) || FACT_CJK.test(bare);
-  const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare);
+  const convention = CONVENTION_RE.test(bare) || WE_DO_NOT_RE.test(bare) || (GERMAN_WE_PRACTICE.test(bare.trim()) && !/[?？]\s*$/.test(bare));
   const procedure = COMMANDISH.test(s) && (PROC_PURPOSE.test(bare) || /^(?:to|for) [\w -]+,/i.test(bare)) ;
   const trimmed = bare.trim();
   const endsQ = /[?？]\s*$/.test(trimmed);
@@ -344,7 +410,9 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
   // "from now on", "starting today": a start, not a one-off.
   const oneOffWords = ONE_OFF_RE.test(bare.replace(/\bfrom now on\b|\bgoing forward\b|\b(?:starting|beginning|effective|as of|from) (?:today|now|tomorrow)\b|\bab heute\b|\b(?:a partir de|desde) hoy\b|с сегодняшнего дня/giu, "")) || ONE_OFF_CJK.test(bare);
   const refinement = REFINEMENT_RE.test(trimmed);
-  const task = TASK_START.test(trimmed) && !standing && !normative && !convention && !fact && !procedure && !refinement;
+  const conditional = CONDITIONAL_RE.test(trimmed) && !endsQ;
+  const forMe = FOR_ME_RE.test(trimmed) && !conditional && !TRIGGER_RE.test(bare) && !OUTPUT_LANGUAGE_RE.test(bare);
+  const task = (TASK_START.test(trimmed) || forMe) && !TRIGGER_RE.test(bare) && !standing && !normative && !convention && !fact && !procedure && !refinement;
   const expiry = EXPIRY_RE.test(bare) || EXPIRY_CJK.test(bare);
   return {
     standing,
@@ -356,6 +424,7 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     // Also after a fronted adverbial: "Until the release, no new endpoints", "In billing, every charge …".
     universal: UNIVERSAL_START.test(trimmed) || UNIVERSAL_OBJECT.test(trimmed) || UNIVERSAL_START.test(trimmed.replace(/^[^,，、]{1,60}[,，、]\s*/u, "")) || UNIVERSAL_CJK.test(bare) || ((PLAIN_DECLARATIVE_CJK.test(trimmed) || koreanPlainPresent(trimmed)) && !endsQ),
     oneOff: oneOffWords && !expiry,
+    thisTime: THIS_TIME_RE.test(bare) && !expiry,
     deictic: DEICTIC_RE.test(bare),
     question,
     request: request && !question,
@@ -370,15 +439,17 @@ export function cuesOf(sentence: string, hasPathScope = false): Cues {
     steps: STEPS_RE.test(s) || SEQUENCE_RE.test(s.slice(Math.max(0, s.search(/[:：]/)))),
     expiry,
     refinement,
-    selfRemark: SELF_REMARK_RE.test(trimmed) && !NEGATIVE_WISH_RE.test(bare),
+    selfRemark: (SELF_REMARK_RE.test(trimmed) || (MY_START_RE.test(trimmed) && !standing && !normative && !fact && !convention)) && !NEGATIVE_WISH_RE.test(bare),
     volition: VOLITION_RE.test(bare),
     chatStyle: CHAT_STYLE_RE.test(bare),
     praise: (SECOND_PERSON.test(trimmed) || PRAISE_THEN_YOU.test(trimmed)) && PRAISE_RE.test(bare),
     credential: CREDENTIAL_RE.test(s),
-    conditional: CONDITIONAL_RE.test(trimmed) && !endsQ,
+    conditional,
     grant: PERMISSION_CUE.test(bare) && (GRANT_RE.test(bare) || expiry) && !endsQ,
     limit: LIMIT_RE.test(bare) && !endsQ,
     pastHabit: PAST_HABIT_RE.test(bare),
+    outputLanguage: OUTPUT_LANGUAGE_RE.test(bare) && !endsQ,
+    reason: (REASON_END_RE.test(trimmed) || (REASON_START_RE.test(trimmed) && !standing && !normative)) && !/[,，、]/u.test(trimmed),
   };
 }
 
@@ -415,6 +486,7 @@ export function durabilityScore(c: Cues, p: Record<KnowledgeType, number>): numb
   if (c.grant) s += WEIGHTS.grant;
   if (c.limit) s += WEIGHTS.limit;
   if (c.pastHabit) s += WEIGHTS.pastHabit;
+  if (c.outputLanguage) s += WEIGHTS.outputLanguage;
   s += WEIGHTS.classifierRule * (p.constraint + p.procedural) + WEIGHTS.classifierEpisodic * p.episodic;
   return Math.round(s * 1000) / 1000;
 }

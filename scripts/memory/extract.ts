@@ -66,6 +66,9 @@ export function utteranceEvidence(logit: number): number {
 /** Exceptions that name an existing rule are kept at a lower score than new rules (they only narrow one). */
 export const EXCEPTION_MARGIN = 1.5;
 
+/** A marker with nothing after it ("二人確認の件、訂正。", "Correction:", "Поправка:"): a header for the next sentence, not a rule. */
+const HEADER_ONLY = /(?:訂正|更正|修正|정정|correction|korrektur|поправка|corrección|präzisierung|nachtrag)[\s。.!！:：]*$/iu;
+
 const PERMISSION_RE = /\b(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|feel free to|you(?:'re| are) (?:now )?allowed to|is (?:now )?(?:allowed|permitted))\b|можно|可以|してもいい|해도 돼/iu;
 
 function toUnit(text: string): Unit {
@@ -179,8 +182,9 @@ export function judge(
     const timed = cues.expiry && logit > 0 && !(cues.normative || cues.standing || cues.fact || cues.grant) ? WEIGHTS.expiry : 0;
     const score = Math.round((durabilityScore(cues, p) + timed + utteranceEvidence(logit)) * 1000) / 1000;
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
-    // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over. Whatever the model says.
-    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative)) {
+    // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over, a request for this
+    // time only. Whatever the model says.
+    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }
     // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.

@@ -22,7 +22,11 @@ const INITIAL_BEFORE = /^(?:for|on|about|regarding|für|bei|zu|para|sobre|en cua
 const CONTAINER_AFTER = /^[\s-](?:module|service|folder|package|directory|dir|app|code|side|thing|part|modul|ordner|verzeichnis|paket|dienst|code)(?![\p{L}])/iu;
 const CJK_BEFORE = /(?:在|于)\s*$/u;
 const AFTER = /^\s*(?:里|裡|中|下面?|目录|目錄|内|的|の中|では|で(?!き)|の|配下|以下|에서|안에서|안|쪽)/u;
-const NOT_SCOPE_BEFORE = /(?:\b(?:to|into|from|nach|hacia|desde|из|от|file|files|datei|fichero|archivo)\s+(?:the\s+)?|从|到|往|[建放写存挪移搬装](?:在|到))\s*$/iu;
+const NOT_SCOPE_BEFORE = /(?:\b(?:to|into|from|nach|hacia|desde|из|от|file|files|datei|fichero|archivo)\s+(?:the\s+)?|(?<![\p{L}])(?:not|nor|never|nicht|noch|weder|no|ni|nunca|не|ни)\s+(?:in|into|under|im|in den|in die|en|dentro de|в|во)\s+(?:the\s+|den\s+|die\s+|el\s+|la\s+|los\s+|las\s+)?|从|到|往|[建放写存挪移搬装](?:在|到))\s*$/iu;
+/** A word that is part of a command or a script name ("npm run lint:orders", "make orders"): no folder. */
+const IN_COMMAND_BEFORE = /(?:[:@]|(?:run|make|just|npx|pnpm|yarn|npm|task)\s+[\w:.-]*)$/iu;
+/** A verb of changing right before a folder named as its object ("don't touch connectors", "fasst du import-asv nicht an", "no toques connectors", "не трогай vendor"): the folder is where the rule applies. */
+const GUARD_BEFORE = /(?<![\p{L}])(?:touch|edit|modify|change|fass\p{L}*(?:\s+du)?|rühr\p{L}*(?:\s+du)?|änder\p{L}*|toques|toque|modifiques|cambies|edites|трогай|трогать|правь|меняй|редактируй)\s+(?:(?:the|den|die|das|el|la|los|las)\s+)?$/iu;
 /** A destination after the folder: "X 以下に置いて", "X に保存", "X へ" (where something goes, not where the rule applies). */
 const NOT_SCOPE_AFTER = /^\s*(?:の\s*\S{0,12}?\s*)?(?:以下|の下|配下)?\s*(?:に(?:置|入れ|保存|書|移)|へ)/u;
 /** Steps told as a sequence after a header's colon: "first …, then …", "сначала …, потом …", "先…然后…", "まず…次に…". */
@@ -102,10 +106,13 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
     // names what the rule is about, not where it applies.
     // A generic label before a colon ("Rule: always …", "Note: …") is not the sentence's subject.
     const initial = at === text.length - sentenceStart.length && !ACTIVITY_NAMES.test(word) && !(LABELS.test(word) && /^\s*[:：]/u.test(after));
-    if (BRANCH_AFTER.test(after)) continue;
+    if (BRANCH_AFTER.test(after) || IN_COMMAND_BEFORE.test(before)) continue;
+    // A capitalised common noun opening the sentence ("Object records are …", "Loan agreements, …") names the subject,
+    // not the folder "objects" or "loans": as the first word, only the folder's exact name (or a code-like name) counts.
+    const initialExact = !initial || word.toLowerCase() === word || /[-_]/.test(word) || byName.has(word.toLowerCase());
     const placed =
       (cjk && /^\p{Script=Latin}/u.test(word) && byName.has(word) && !BRANCH_NAMES.test(word) && !/[-_]/.test(text.slice(at + word.length, at + word.length + 1))) ||
-      LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || AFTER.test(after) || initial || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
+      LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || GUARD_BEFORE.test(before) || AFTER.test(after) || (initial && initialExact) || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
     if (!placed || NOT_SCOPE_BEFORE.test(before) || NOT_SCOPE_AFTER.test(text.slice(at + word.length, at + word.length + 24))) continue;
     const clause = (text.slice(0, at).match(/[,，;；、]/gu) ?? []).length;
     for (const [name, paths] of byName) {

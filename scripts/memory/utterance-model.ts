@@ -55,7 +55,7 @@ export interface LabelledUtterance {
  * Training options. Values chosen for a few hundred short sentences: features seen once are kept (minDf 1:
  * a rule's wording is rarely repeated), a stronger L2 than the line model's (5e-5) against memorising them.
  */
-export const UTTERANCE_TRAIN = { minDf: 1, maxFeatures: 40_000, l2: 3e-5, epochs: 200, learningRate: 0.05 } as const;
+export const UTTERANCE_TRAIN = { minDf: 1, maxFeatures: 40_000, l2: 1e-5, epochs: 200, learningRate: 0.05 } as const;
 
 /** Smallest |weight| kept in the model file (smaller ones change a logit by less than the 3-decimal rounding over a sentence's ~100 features). */
 export const UTTERANCE_MIN_WEIGHT = 0.02;

@@ -6,7 +6,7 @@
  * ("deploys" / "deployment"). Pure.
  */
 import { tokenize } from "../engine/tokenize.js";
-import { cuesOf } from "./durability.js";
+import { cuesOf, RELEASE_RE, WITHDRAW_CJK, WITHDRAW_RE } from "./durability.js";
 
 /** Words of the withdrawal itself (cue words in 7 languages), never evidence for a target. */
 const CUE_WORDS = new Set(
@@ -17,10 +17,12 @@ const CUE_WORDS = new Set(
     + "only and for with not are was all any our your you but just from into one ones der die das und den dem mit los las del que por para con для что это как все "
     + "every each can wir ein eine einen jetzt lassen lass jeder jede alle immer cada una uno ahora теперь всегда "
     // Verbs and words of withdrawing itself ("that's over", "gilt nicht mehr", "больше не действует").
-    + "over holds hold stands history retired vorbei aufgehoben entfällt vale rige sirve действует актуально применяется нужно").split(" "),
+    + "over holds hold stands history retired vorbei aufgehoben entfällt vale rige sirve действует актуально применяется нужно "
+    // Words that point at a rule ("про X", "насчёт X", "über X", "sobre X"): the pointer, not the subject.
+    + "про насчёт насчет über sobre regarding").split(" "),
 );
 
-/** Lowercased word keys of a text: two-letter acronyms, Latin/Cyrillic words of 3+ letters without a plural "s" cut to their first 5 letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
+/** Lowercased word keys of a text: two-letter acronyms, Latin (Cyrillic) words of 3+ letters without a plural "s" cut to their first 5 (4) letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
 export function meaningKeys(text: string): Set<string> {
   const out = new Set<string>();
   const clean = text.replace(/\[REDACTED\]/g, " ");
@@ -31,14 +33,15 @@ export function meaningKeys(text: string): Set<string> {
   for (const tok of t.raw.flatMap((r) => r.replace(/'s?$/, "").match(/\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu) ?? [])) {
     if (/^\p{Script=Hangul}+$/u.test(tok)) {
       // A Hangul word carries its particles ("티켓을", "규칙은"): its first two syllables are the key.
-      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로|해도|해요|하고|하면|돼요|되고|돼|얘기|이런|그런|저런|이번|그대|나머|정도|있어|없어)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
+      if ([...tok].length >= 2 && !/^(?:규칙|이제|항상|절대|앞으로|해도|해요|하고|하면|돼요|되고|돼|얘기|이런|그런|저런|이번|그대|나머|정도|있어|없어|아까|방금|그건|말씀)/u.test(tok)) out.add([...tok].slice(0, 2).join(""));
       continue;
     }
     for (const part of tok.toLowerCase().split(/[-_/.]+/)) {
       if (part.length < 3 || CUE_WORDS.has(part)) continue;
       // A plural "s" goes first, so "pages" and "page", "tables" and "table" give one key.
       const stem = part.length > 3 && part.endsWith("s") && !part.endsWith("ss") ? part.slice(0, -1) : part;
-      out.add([...stem].slice(0, 5).join(""));
+      // Russian inflects the stem's end as well ("время" / "времени", "отчёт" / "отчётах"): four letters for Cyrillic.
+      out.add([...stem].slice(0, /^\p{Script=Cyrillic}/u.test(stem) ? 4 : 5).join(""));
     }
   }
   // Bigrams of kana only ("いい", "です", "して") are endings and particles, no evidence of a subject.
@@ -61,7 +64,7 @@ export function namedThings(text: string): Set<string> {
 const PROCEDURE_WORDS = /(?<![\p{L}])(?:procedure|process|steps|checklist|order|ablauf|reihenfolge|vorgehen|proceso|pasos|orden|порядок|процесс|процедур\p{L}*|шаги)(?![\p{L}])|流程|做法|步骤|手順|手続き|절차|순서/iu;
 
 /** A word that points at an earlier rule ("the X rule", "X の件", "那条", "lo de X", "насчёт X"): its clause names the target. */
-export const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
+export const RULE_REFERENCE = /(?<![\p{L}])(?:rules?|thing|requirement|regel|regla|lo de|das mit|die sache mit|правил\p{L}*|насчёт|насчет|про)(?![\p{L}])|件|那条|那套|那个|这条|规则|規則|规定|要求|ルール|규칙|얘기/iu;
 
 /**
  * The clause of a withdrawal that names its target: the clause (split at commas, semicolons, CJK commas and
@@ -173,4 +176,56 @@ export function findWithdrawTargets(rules: readonly Withdrawable[], text: string
     if (r && !found.includes(r)) found.push(r);
   }
   return found.length >= 2 ? found : [];
+}
+
+/** A permission word in the seven languages: "fine", "ok", "allowed", "can", "darfst", "in Ordnung", "puede(n)", "можно", 可以, いい, 돼요. */
+const GRANT_WORD =
+  /(?<![\p{L}])(?:fine|ok(?:ay)?|alright|allowed|permitted|acceptable|can|may|in ordnung|erlaubt|okay|darf(?:st)?|dürfen|kannst|können|geht|se puede|puede[ns]?|pueden|puedes|vale|permitid[oa]s?|можно|допустим[оы]?|разрешен[оы]?|нормально)(?![\p{L}])|可以|也行|没问题|いい(?:です|よ)?|かまわない|かまいません|構わない|構いません|大丈夫|돼(?:요)?|됩니다|괜찮/iu;
+/** A lift of the whole rule (a change of state, not a case): "now", "any day", "whenever", "anything", "again", "wieder", "de nuevo", "снова", 随时, 又, いつでも, 언제든, 다시. */
+const WHOLE_LIFT =
+  /(?<![\p{L}])(?:now|jetzt|ahora|теперь|any ?(?:day|time|more)|whenever|anything|anywhere|again|everywhere|jederzeit|wieder|überall|cuando quieras|de nuevo|otra vez|en cualquier|снова|опять|когда угодно|везде)(?![\p{L}])|现在|随时|又可以|再次|重新|今は|いつでも|どこでも|이제|언제든|다시/iu;
+/** Every withdrawal cue of a lead-in (durability.ts WITHDRAW_RE, WITHDRAW_CJK), to be taken out before looking for a case. */
+const WITHDRAW_ANY = new RegExp(`${WITHDRAW_RE.source}|${WITHDRAW_CJK.source}`, "giu");
+/** "Without" in the seven languages: a grant to skip something. */
+const WITHOUT = /(?<![\p{L}])(?:without|ohne|sin|без)(?![\p{L}])|不用|无需|なしで|せずに|없이/iu;
+const RELEASE_ALL = new RegExp(RELEASE_RE.source, "giu");
+/** The user says it is not a withdrawal: "not taking it back, but …", "取り消しではなくて", "不是取消", "취소는 아니고", "nicht zurückgenommen". */
+const NOT_A_WITHDRAWAL = /(?<![\p{L}])(?:not (?:a withdrawal|withdrawing|taking (?:it|that) back|scrapping)|nicht zurück(?:genommen|nehmen)|no (?:lo )?(?:retiro|anulo)|не отменяю)(?![\p{L}])|(?:取り消し|撤回)(?:では|じゃ|というわけでは|というわけじゃ)な|不是(?:取消|撤回)|취소는 아니/iu;
+/** Where a withdrawal's lead-in ends ("Scratch that — …", "Отбой, …", "算了，…", "取り消しで、…"): a dash, a colon, a comma. */
+const LEAD_IN_END = /\s*(?:[-\u2013\u2014]{1,2}|[:：;；,，、])\s*/u;
+
+/**
+ * A narrowing worded as a withdrawal ("Scratch that — tabs are fine in the Makefile" after "Always indent with spaces,
+ * never tabs"; "算了，热修复周五也可以发"; "핫픽스는 금요일에도 배포해도 돼요"): the statement grants something (GRANT_WORD)
+ * for a case its rule does not name (a meaning key or named thing the rule lacks), and does not lift the rule as a
+ * whole (WHOLE_LIFT). Returns the text to keep as the rule's exception (a leading withdrawal clause with no case of
+ * its own dropped, the rest byte-identical), or undefined when the statement takes the rule back. Pure.
+ */
+export function narrowingOf(text: string, ruleText: string): string | undefined {
+  // A release ("no need to", "なくていい", "안 해도 돼") or a "もういい" is a grant of nothing: the words of withdrawing go first.
+  // "You may commit without running tests": a grant to do without the rule's action is a release of it (unless the
+  // rule itself says "without": "elfstellig und ohne Leerzeichen").
+  if (!GRANT_WORD.test(text.replace(WITHDRAW_ANY, " ").replace(RELEASE_ALL, " ")) || WHOLE_LIFT.test(text) || (WITHOUT.test(text) && !WITHOUT.test(ruleText))) return undefined;
+  const own = meaningKeys(ruleText);
+  const ownThings = namedThings(ruleText);
+  // Bigrams with kana ("日も", "ことに") straddle particles and endings: no case of their own.
+  const newCase = (t: string): boolean => [...meaningKeys(t)].some((k) => !own.has(k) && !/\p{Script=Hiragana}/u.test(k)) || [...namedThings(t)].some((k) => !ownThings.has(k));
+  const shared = (t: string): boolean => [...meaningKeys(t)].some((k) => own.has(k)) || [...namedThings(t)].some((k) => ownThings.has(k));
+  // "Forget the replica rule, staging can run one": a withdrawal that names its rule (RULE_REFERENCE) with no case of
+  // its own takes the whole rule back; what follows is what the user now allows.
+  const reference = targetClause(text);
+  if (RULE_REFERENCE.test(reference) && reference !== text && !newCase(reference) && !NOT_A_WITHDRAWAL.test(text)) return undefined;
+  // The granting part must name the rule's subject (a shared key) and a case of its own.
+  const m = LEAD_IN_END.exec(text);
+  const lead = m && m.index > 0 ? text.slice(0, m.index) : "";
+  const rest = m && m.index > 0 ? text.slice(m.index + m[0].length) : text;
+  // A lead-in that is only a withdrawal ("Scratch that", "Отбой", "取り消しで") names no case: dropped.
+  // "The 3-replica minimum is gone; staging may go to one": a lead-in that withdraws the rule by its own words (a
+  // withdrawal cue, a key of the rule, no case of its own) takes it back whole; the grant after it is the new state.
+  const withdrawsWhole = (t: string): boolean => new RegExp(WITHDRAW_ANY.source, "iu").test(t) && shared(t) && !newCase(t);
+  if (lead !== "" && withdrawsWhole(lead)) return undefined;
+  const leadIsBare = lead !== "" && !GRANT_WORD.test(lead) && ![...meaningKeys(lead.replace(WITHDRAW_ANY, " "))].some((k) => !/^[\p{Script=Hiragana}ー]+$/u.test(k)) && namedThings(lead).size === 0;
+  const body = leadIsBare && GRANT_WORD.test(rest) ? rest : text;
+  if (!newCase(body) || !shared(body)) return undefined;
+  return body.trim();
 }
