@@ -1,6 +1,6 @@
 /**
  * `npm run bench:extract`: quality and speed of transcript extraction.
- * 1. Real-CLI sessions (data/sessions, dev and heldout splits apart, dev also by recording round s1/s2, s3 and s4, then all): precision, recall per language,
+ * 1. Real-CLI sessions (data/sessions, dev and heldout splits apart, dev also by recording round s1/s2, s3, s4 and s5, then all): precision, recall per language,
  *    withdrawn/superseded rules written, non-rules written, scope right on scoped rules, secrets leaked into the
  *    rules folder; then precision / recall on the old authored transcripts in data/transcripts/ (gold:
  *    <name>.gold.json). Matching as in tests/fixtures/memory/gold.ts.
@@ -302,10 +302,11 @@ if (numberedArg > 0) {
 } else {
   if (!args.has("--speed")) {
     await sessionQuality("dev");
-    // The dev split by recording round: s1/s2 (tuned on since issue 13), s3 and s4 (added later, each first measured unseen).
+    // The dev split by recording round: s1/s2 (tuned on since issue 13), s3, s4 and s5 (added later, each first measured unseen).
     await sessionQuality("dev", (n) => /^s[12]-/.test(n), "dev split, s1/s2 sessions");
     await sessionQuality("dev", (n) => n.startsWith("s3-"), "dev split, s3 sessions");
     await sessionQuality("dev", (n) => n.startsWith("s4-"), "dev split, s4 sessions");
+    await sessionQuality("dev", (n) => n.startsWith("s5-"), "dev split, s5 sessions");
     await sessionQuality("heldout");
     await sessionQuality("all");
     await quality("old authored transcripts, tuning set", (f) => !f.startsWith("h"));
