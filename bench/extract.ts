@@ -1,6 +1,6 @@
 /**
  * `npm run bench:extract`: quality and speed of transcript extraction.
- * 1. Real-CLI sessions (data/sessions, dev and heldout splits apart, dev also by recording round s1/s2, s3 and s4, then all): precision, recall per language,
+ * 1. Real-CLI sessions (data/sessions, dev and heldout splits apart, dev also by recording round s1/s2, s3, s4 and s5, then all): precision, recall per language,
  *    withdrawn/superseded rules written, non-rules written, scope right on scoped rules, secrets leaked into the
  *    rules folder; then precision / recall on the old authored transcripts in data/transcripts/ (gold:
  *    <name>.gold.json). Matching as in tests/fixtures/memory/gold.ts.
