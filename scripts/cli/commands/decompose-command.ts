@@ -9,7 +9,7 @@ import { decideUnits } from "../../operators/policy.js";
 import { TriageError, UsageError } from "../../errors.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
+import { type DecodedInput, encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeAllOrNothing } from "../../io/write-files.js";
 import { visible } from "../../terminal.js";
 import { decompose, DecomposeTooLargeError, type MemoryDoc } from "../../operators/decompose.js";
@@ -99,9 +99,11 @@ export function registerDecompose(program: Command): void {
       }
       const classifier = loadClassifier(opts.model);
       const pinMass = pinMassFlag(opts.pinMass);
+      const inputs = new Map<string, DecodedInput>();
       const docs: MemoryDoc[] = files.map((f) => {
         const input = readInputExact(f, "decompose");
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
+        if (!inputs.has(f)) inputs.set(f, input);
         return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
       });
       const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
@@ -122,6 +124,11 @@ export function registerDecompose(program: Command): void {
         );
       }
       if (result.violations.length > 0) throw new TriageError(`internal: ${result.violations.length} locality violations`, "INTERNAL", 1);
+      // Each partition in the form of the file its section came from: byte-order mark, CRLF line breaks, UTF-16 (as compact -o).
+      const bytes = result.partitions.map((p) => {
+        const src = inputs.get(p.doc);
+        return src ? encodeLike(inFormOf(src.text, p.text), src) : Buffer.from(p.text, "utf8");
+      });
       const manifest = ManifestSchema.parse({
         format: "knowledge-triage/decompose",
         version: 1,
@@ -130,10 +137,10 @@ export function registerDecompose(program: Command): void {
         sources: files,
         rules: result.rules.length,
         violations: result.violations.length,
-        partitions: result.partitions.map((p) => ({
+        partitions: result.partitions.map((p, i) => ({
           id: p.id,
           file: `${p.id}.md`,
-          sha256: sha256(p.text),
+          sha256: sha256(bytes[i] as Buffer),
           title: p.title,
           source: p.doc,
           tokens: p.tokens,
@@ -150,7 +157,7 @@ export function registerDecompose(program: Command): void {
       const owned = ownedByPreviousRun(dir);
       const targets = [...result.partitions.map((p) => join(dir, `${p.id}.md`)), join(dir, "manifest.json")];
       for (const t of targets) refuseOverwrite(t, { force: opts.force, inputs: files, owned: (p) => owned.has(resolve(p)) });
-      writeAllOrNothing(dir, [...result.partitions.map((p): [string, string] => [`${p.id}.md`, p.text]), ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`]]);
+      writeAllOrNothing(dir, [...result.partitions.map((p, i): [string, Uint8Array] => [`${p.id}.md`, bytes[i] as Buffer]), ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`]]);
       if (opts.json) writeStdout(`${JSON.stringify(manifest)}\n`);
       else {
         const copies = result.partitions.reduce((s, p) => s + p.copied.length, 0);
