@@ -189,3 +189,16 @@ describe("decompose keeps the input's form", () => {
     expect(again.code, again.stderr).toBe(0);
   });
 });
+
+describe("pin of a rule holding a control character", () => {
+  it.each([
+    ["an ANSI colour", "Always use \u001b[31mpnpm\u001b[0m.", "U+001B"],
+    ["a bidi override", "Always use \u202epnpm.", "U+202E"],
+    ["a bell", "Never push\u0007 to main.", "U+0007"],
+  ])("%s is refused in one line, nothing written", (_what, text, cp) => {
+    const p = project();
+    const line = expectOneLineError(triage(["pin", text], { cwd: p }));
+    expect(line).toBe(`triage: pin: the rule holds a control character (${cp}: a terminal escape, bidi control or line separator); pin it as plain text`);
+    expect(existsSync(join(p, ".claude"))).toBe(false);
+  });
+});
