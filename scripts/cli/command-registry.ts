@@ -56,7 +56,7 @@ const EMPTY_HINTS: Readonly<Record<string, string>> = {
 /**
  * Throw UsageError (`--llm is empty: give a value`) when an option of `cmd` or of a command above it was given an empty
  * or blank value (`--llm ""`, `-o ""`, one of `--paths a ""`): an empty path would mean the working folder, an empty
- * command a shell that runs nothing. Meant for commander's preAction hook.
+ * command a shell that runs nothing; likewise for an empty file or folder argument (`empty file name: give a path`). Meant for commander's preAction hook.
  */
 export function refuseEmptyOptions(cmd: Command): void {
   for (let c: Command | null = cmd; c; c = c.parent) {
@@ -69,4 +69,16 @@ export function refuseEmptyOptions(cmd: Command): void {
       }
     }
   }
+  // An empty path argument (`triage classify ""`) would read as "cannot read : no such file".
+  cmd.registeredArguments.forEach((arg, i) => {
+    const label = PATH_ARGUMENTS[arg.name()];
+    if (label === undefined) return;
+    const v: unknown = cmd.processedArgs[i];
+    if ((Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.trim() === "")) {
+      throw new UsageError(`empty ${label}: give a path${arg.description.includes("- for") ? " (or - for standard input)" : ""}`);
+    }
+  });
 }
+
+/** Positional arguments that name files or folders (the text arguments of pin, unpin, retrieve and dig say "empty" themselves). */
+const PATH_ARGUMENTS: Readonly<Record<string, string>> = { file: "file name", files: "file name", transcript: "transcript path", data: "data path", paths: "path" };

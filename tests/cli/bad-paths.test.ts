@@ -143,7 +143,7 @@ describe("compact -o a symbolic link: written through only inside the project, a
   });
 });
 
-describe("an empty option value is refused in one line", () => {
+describe("an empty option value or path argument is refused in one line", () => {
   const p = project();
   it.each([
     [["extract", "t.jsonl", "--llm", ""], "triage: --llm is empty: give a value"],
@@ -156,6 +156,12 @@ describe("an empty option value is refused in one line", () => {
     [["decompose", "mem.md", "--out", ""], "triage: --out is empty: give a value"],
     [["mcp", "--project-dir", ""], "triage: --project-dir is empty: give a value"],
     [["export", "--format", "agents", "--out", ""], "triage: --out is empty: give a value"],
+    [["classify", "mem.md", "", ...regex], "triage: empty file name: give a path (or - for standard input)"],
+    [["compact", "", "--ratio", "0.5", ...regex], "triage: empty file name: give a path (or - for standard input)"],
+    [["extract", " ", ...regex], "triage: empty transcript path: give a path (or - for standard input)"],
+    [["redact", ""], "triage: empty file name: give a path"],
+    [["decompose", "", "--out", "o", ...regex], "triage: empty file name: give a path"],
+    [["label", "", "-o", "l.jsonl", ...regex], "triage: empty path: give a path"],
   ])("%j", (args, line) => {
     expect(expectOneLineError(triage(args, { cwd: p }))).toBe(line);
     expect(readdirSync(p).sort()).toEqual([".git", "adir", "loopA", "loopB", "mem.md", "t.jsonl"]);
