@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { errorReport, TriageError } from "./errors.js";
-import { COMMAND_NAMES, registerCommands } from "./cli/command-registry.js";
+import { COMMAND_NAMES, refuseEmptyOptions, registerCommands } from "./cli/command-registry.js";
 import { writeStdout } from "./io/text-io.js";
 import { visible, visibleName } from "./terminal.js";
 
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   await registerCommands(program, argv);
+  program.hook("preAction", (_program, action) => refuseEmptyOptions(action));
   program.action(async (opts: { selfCheck?: boolean; model?: string }) => {
     if (!opts.selfCheck) {
       program.outputHelp();

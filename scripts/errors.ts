@@ -17,6 +17,41 @@ export class TriageError extends Error {
   }
 }
 
+/**
+ * Plain words for a system error code, as the CLI and the hook log say them (`cannot write out.md: is a
+ * directory`, not `EISDIR`). `reason` that is not a known code (already words, or a rare code) is returned as is.
+ * The words follow strerror(3) of Linux and macOS, shortened.
+ */
+export function plainReason(reason: string): string {
+  return ERRNO_WORDS[reason] ?? reason;
+}
+
+const ERRNO_WORDS: Record<string, string> = {
+  ENOENT: "no such file or folder",
+  ENOTDIR: "a part of the path is a file, not a folder",
+  EISDIR: "is a directory",
+  ELOOP: "a loop of symbolic links",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EFBIG: "file too large",
+  ENAMETOOLONG: "file name too long",
+  EEXIST: "already exists",
+  ENOTEMPTY: "folder not empty",
+  EBUSY: "in use (busy)",
+  ETXTBSY: "in use (busy)",
+  EMFILE: "too many open files",
+  ENFILE: "too many open files",
+  EIO: "input/output error",
+  ENXIO: "no such device or address",
+  ENODEV: "no such device",
+  EXDEV: "on another file system",
+  EINVAL: "invalid argument",
+  EAGAIN: "temporarily unavailable",
+};
+
 /** Bad command-line arguments or unreadable input (exit 1). */
 export class UsageError extends TriageError {
   constructor(message: string) {
@@ -35,7 +70,7 @@ export class ReadError extends UsageError {
     readonly reason: string,
     readonly errno?: string,
   ) {
-    super(`cannot read ${path}: ${reason}`);
+    super(`cannot read ${path}: ${plainReason(reason)}`);
   }
 }
 
@@ -73,10 +108,13 @@ export class CompactionUnsafeError extends TriageError {
   }
 }
 
-/** A file could not be written (EACCES, EISDIR, ENOTDIR, ENOSPC...): one line, exit 1. */
+/**
+ * A file could not be written: one line `cannot write <path>: <why>`, exit 1. `reason` is words, or a system
+ * error code (EACCES, EISDIR, ENOSPC, ...) said in words by plainReason().
+ */
 export class WriteError extends TriageError {
-  constructor(path: string, code: string) {
-    super(`cannot write ${path}: ${code}`, "WRITE_FAILED", 1);
+  constructor(path: string, reason: string) {
+    super(`cannot write ${path}: ${plainReason(reason)}`, "WRITE_FAILED", 1);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { UsageError } from "../errors.js";
 
 type Register = (program: Command) => void;
 
@@ -37,10 +38,47 @@ export const COMMAND_NAMES = Object.keys(COMMANDS);
  * in full (tests).
  */
 export async function registerCommands(program: Command, argv: readonly string[], all = false): Promise<void> {
+  // The first word naming a command: program options may come first, with values (`triage --model m.json classify x`).
   const args = argv.slice(2).filter((a) => !a.startsWith("-"));
-  const wanted = args[0] === "help" ? args[1] : args[0];
+  const at = args.findIndex((a) => a === "help" || Object.hasOwn(COMMANDS, a));
+  const wanted = args[at] === "help" ? args[at + 1] : args[at];
   for (const [name, [description, load]] of Object.entries(COMMANDS)) {
     if (all || name === wanted) (await load())(program);
     else program.command(name).description(description).allowUnknownOption().allowExcessArguments();
   }
 }
+
+/** What to say after "<flag> is empty:" for options where a hint helps; others get "give a value". */
+const EMPTY_HINTS: Readonly<Record<string, string>> = {
+  "--rules-dir": "give a folder (default: .claude/rules/knowledge-triage of the project)",
+};
+
+/**
+ * Throw UsageError (`--llm is empty: give a value`) when an option of `cmd` or of a command above it was given an empty
+ * or blank value (`--llm ""`, `-o ""`, one of `--paths a ""`): an empty path would mean the working folder, an empty
+ * command a shell that runs nothing; likewise for an empty file or folder argument (`empty file name: give a path`). Meant for commander's preAction hook.
+ */
+export function refuseEmptyOptions(cmd: Command): void {
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    for (const opt of c.options) {
+      const v: unknown = c.getOptionValue(opt.attributeName());
+      const values = Array.isArray(v) ? v : [v];
+      if (values.some((x) => typeof x === "string" && x.trim() === "")) {
+        const flag = opt.long ?? opt.short ?? opt.flags;
+        throw new UsageError(`${flag} is empty: ${EMPTY_HINTS[flag] ?? "give a value"}`);
+      }
+    }
+  }
+  // An empty path argument (`triage classify ""`) would read as "cannot read : no such file".
+  cmd.registeredArguments.forEach((arg, i) => {
+    const label = PATH_ARGUMENTS[arg.name()];
+    if (label === undefined) return;
+    const v: unknown = cmd.processedArgs[i];
+    if ((Array.isArray(v) ? v : [v]).some((x) => typeof x === "string" && x.trim() === "")) {
+      throw new UsageError(`empty ${label}: give a path${arg.description.includes("- for") ? " (or - for standard input)" : ""}`);
+    }
+  });
+}
+
+/** Positional arguments that name files or folders (the text arguments of pin, unpin, retrieve and dig say "empty" themselves). */
+const PATH_ARGUMENTS: Readonly<Record<string, string>> = { file: "file name", files: "file name", transcript: "transcript path", data: "data path", paths: "path" };

@@ -18,7 +18,7 @@ import { assertInsideRoot, ensureStateDir } from "../memory/store/state.js";
 import type { StepCtx } from "./extract-step.js";
 import { redactSync } from "../memory/redact.js";
 import { notAProjectFolder, projectDirFrom } from "../io/project-folders.js";
-import { looksLikeTranscript } from "../io/read-files.js";
+import { fileKind, fsReason, looksLikeTranscript } from "../io/read-files.js";
 
 /** Log file cap in bytes; the previous log is kept once as hook.log.1. */
 export const HOOK_LOG_MAX_BYTES = 256 * 1024;
@@ -32,19 +32,21 @@ interface Ctx extends StepCtx {
 
 /**
  * Project folder: $CLAUDE_PROJECT_DIR (the launch root), else the project of the payload's cwd (projectDirFrom: up to
- * the repository root). HookSkip unless it is an absolute, existing folder other than the filesystem root or the home folder.
+ * the repository root). HookSkip unless it is an absolute, existing folder other than the filesystem root, the home folder
+ * or a folder inside Claude Code's configuration folder (io/project-folders.ts notAProjectFolder).
  */
 function projectDirOf(payload: HookPayload): string {
   const dir = process.env.CLAUDE_PROJECT_DIR || payload.cwd || "";
   if (!isAbsolute(dir)) throw new HookSkip("no absolute project folder (CLAUDE_PROJECT_DIR or cwd); nothing to do");
-  let isDir = false;
+  let st: Stats;
   try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    isDir = false;
+    st = statSync(dir);
+  } catch (e) {
+    // Never create a project folder: a stale or mistyped cwd must not get a .claude/ tree.
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new HookSkip(`project folder ${dir} ${code === "ENOENT" ? "does not exist" : `cannot be used: ${fsReason(dir, e)}`}; nothing written`);
   }
-  // Never create a project folder: a stale or mistyped cwd must not get a .claude/ tree.
-  if (!isDir) throw new HookSkip(`project folder ${dir} does not exist; nothing written`);
+  if (!st.isDirectory()) throw new HookSkip(`project folder ${dir} is not a folder (a ${fileKind(st)}); nothing written`);
   // `.claude/rules/` of the home folder is Claude Code's user level (loaded in every project); of / likewise for all.
   const not = notAProjectFolder(dir);
   if (not) throw new HookSkip(`project folder ${dir} is ${not}, not a project; nothing written`);

@@ -3,6 +3,7 @@
  * listed verbatim, and the pinned rules printed by SessionStart(compact), kept under Claude Code's
  * 10,000-character hook output cap (references/claude-code.md §1.3).
  */
+import { stripControls } from "../memory/control-chars.js";
 import { renderPinnedRules } from "../memory/pipeline/extract-api.js";
 import { PERMISSIONS_PREFIX, readRuleFiles } from "../memory/store/pinned-rules.js";
 import { loadStore } from "../memory/store/state.js";
@@ -134,9 +135,10 @@ export function precompactText(rulesDir: string, sessionId: string | undefined, 
   const lines: Array<{ head: string; text: string }> = [
     ...rules.map((r) => ({
       head: r.group === 0 ? "Rules the user stated in this session:" : "Rules pinned earlier for this project:",
-      text: r.globs.length > 0 ? `${r.text} [files: ${r.globs.join(", ")}]` : r.text,
+      // A rule file edited by hand (or written before extraction stripped them) may hold control characters: never printed.
+      text: stripControls(r.globs.length > 0 ? `${r.text} [files: ${r.globs.join(", ")}]` : r.text),
     })),
-    ...permissions.map((text) => ({ head: "Permissions the user granted (they relax earlier rules until their condition ends):", text })),
+    ...permissions.map((text) => ({ head: "Permissions the user granted (they relax earlier rules until their condition ends):", text: stripControls(text) })),
   ];
   const head = `${precompactHead(counts, lines.some((l) => l.text.includes(" [files: ")))}\n`;
   const fits = (s: string): boolean => s.length <= maxChars;
@@ -170,5 +172,5 @@ export const SESSIONSTART_HEAD =
 export function pinnedText(rulesDir: string, head: string, maxChars = HOOK_OUTPUT_MAX_CHARS): string {
   const r = renderPinnedRules(rulesDir, maxChars - head.length - 3);
   if (r.count === 0 || r.text.trim() === "") return "";
-  return `${head}\n\n${r.text.trim()}\n`;
+  return `${head}\n\n${stripControls(r.text).trim()}\n`;
 }

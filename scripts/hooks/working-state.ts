@@ -7,6 +7,7 @@
  */
 import { isAbsolute, relative } from "node:path";
 import * as z from "zod/mini";
+import { stripControls } from "../memory/control-chars.js";
 import { redactSync } from "../memory/redact.js";
 import { decodeLine, readLines, userUtterance } from "../memory/transcript.js";
 import { HOOK_OUTPUT_MAX_CHARS, pinnedText } from "./hook-output.js";
@@ -97,23 +98,25 @@ const cut = (s: string, max: number): string => (s.length > max ? `${s.slice(0, 
 
 /**
  * The working state as plain text (at most `maxChars`), or "" when there is nothing to say. Paths inside
- * `projectDir` are shown relative to it; requests and todo items are redacted; `digCommand` is how the model runs
+ * `projectDir` are shown relative to it; requests and todo items are redacted; control characters, terminal escapes
+ * and bidi controls are stripped from everything taken from the transcript; `digCommand` is how the model runs
  * dig (the bundle path in a plugin install, where `triage` may not be on PATH).
  */
 export function renderWorkingState(ws: WorkingState, projectDir: string, digCommand: string, maxChars = WORKING_STATE_MAX_CHARS): string {
   if (!ws.todos?.length && ws.files.length === 0 && ws.requests.length === 0) return "";
   const parts: string[] = ["Knowledge Triage: working state before this compaction (from the transcript)."];
-  if (ws.todos?.length) parts.push(`Todo list (latest TodoWrite):\n${ws.todos.map((t) => `- [${t.status}] ${cut(redactSync(t.content).replace(/\s+/g, " "), TODO_MAX_CHARS)}`).join("\n")}`);
+  if (ws.todos?.length) parts.push(`Todo list (latest TodoWrite):\n${ws.todos.map((t) => stripControls(`- [${t.status}] ${cut(redactSync(t.content).replace(/\s+/g, " "), TODO_MAX_CHARS)}`)).join("\n")}`);
   if (ws.files.length > 0) {
     const shown = ws.files.slice(-FILES_MAX).map((f) => {
       const r = isAbsolute(f) ? relative(projectDir, f) : f;
-      return `- ${r && !r.startsWith("..") && !isAbsolute(r) ? r : f}`;
+      return stripControls(`- ${r && !r.startsWith("..") && !isAbsolute(r) ? r : f}`);
     });
     const more = ws.files.length - shown.length;
     parts.push(`Files edited or written since the previous compaction:\n${shown.join("\n")}${more > 0 ? `\n(and ${more} more)` : ""}`);
   }
   const dig = `Anything else said or done before the compaction: \`${digCommand} "<words>"\` searches the archived transcript; \`${digCommand} read <id>\` prints one whole message.`;
-  let reqs = ws.requests.map((r) => cut(redactSync(r.trim()), REQUEST_MAX_CHARS));
+  // Requests are pasted text: terminal escapes and bidi controls in them never reach stdout (memory/control-chars.ts).
+  let reqs = ws.requests.map((r) => cut(stripControls(redactSync(r.trim())), REQUEST_MAX_CHARS));
   const build = (): string => {
     const req = reqs.length ? [`Last ${reqs.length === 1 ? "user request" : `${reqs.length} user requests`}, verbatim (oldest first):\n${reqs.map((r) => `> ${r.replace(/\n/g, "\n> ")}`).join("\n")}`] : [];
     return `${[...parts, ...req, dig].join("\n\n")}\n`;

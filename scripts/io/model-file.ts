@@ -7,7 +7,7 @@ import { isAscii } from "node:buffer";
 import { type Classifier, regexClassifier } from "../engine/classify.js";
 import { MODEL_FORMAT, MODEL_VERSION, ModelFileSchema, modelBytes, type ModelFile } from "../engine/model-format.js";
 import { type PreparedModel, prepareModel, preparedClassifier } from "../engine/inference.js";
-import { ModelError, ReadError } from "../errors.js";
+import { ModelError, plainReason, ReadError } from "../errors.js";
 import { MODEL_MAX_BYTES, readFileCapped } from "./read-files.js";
 import { defaultModelPath, defaultUtterancePath } from "../paths.js";
 import { UtteranceModelSchema, utteranceScorer, type UtteranceScorer } from "../memory/utterance-model.js";
@@ -56,7 +56,7 @@ export function readModel(path: string): ModelFile {
   } catch (e) {
     if (!(e instanceof ReadError)) throw e;
     if (e.errno === "EISDIR") throw new ModelError(`${path}: is a directory, not a model file`);
-    throw new ModelError(`cannot read model ${path}: ${e.errno ?? e.reason}`);
+    throw new ModelError(`cannot read model ${path}: ${plainReason(e.reason)}`);
   }
   if (text.trim() === "") throw new ModelError(`${path}: empty model file (use --model /dev/null for the regex tier)`);
   return parseModel(text, path);
@@ -133,7 +133,7 @@ export function loadUtteranceScorer(path: string = defaultUtterancePath()): Utte
   try {
     raw = JSON.parse(readFileCapped(path, { maxBytes: MODEL_MAX_BYTES }).toString("utf8"));
   } catch (e) {
-    if (e instanceof ReadError) throw new ModelError(`cannot read sentence model ${path}: ${e.errno ?? e.reason}`);
+    if (e instanceof ReadError) throw new ModelError(`cannot read sentence model ${path}: ${plainReason(e.reason)}`);
     throw new ModelError(`${path}: not a valid sentence model (not JSON)`);
   }
   const r = UtteranceModelSchema.safeParse(raw);

@@ -5,9 +5,10 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { UsageError } from "../errors.js";
-import { defaultRulesDir } from "../paths.js";
+import { fsReason } from "./read-files.js";
+import { defaultRulesDir, isInsideDir } from "../paths.js";
 import { homedir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 
 /** Levels below the root that are listed ("services/billing/src/handlers" is 4). */
 export const FOLDER_DEPTH = 4;
@@ -51,12 +52,17 @@ export function projectRootOfRulesDir(rulesDir: string): string | undefined {
 /**
  * Why `dir` (absolute) cannot be a project folder: "the filesystem root" or "the home folder" (`home`, default
  * os.homedir(), which follows $HOME): `.claude/rules/` there is loaded in every project (~/.claude/rules is Claude
- * Code's user level, references/claude-code.md). Undefined for any other folder.
+ * Code's user level, references/claude-code.md); or "inside Claude Code's configuration folder <dir>" for
+ * `<home>/.claude`, `$CLAUDE_CONFIG_DIR` (`config`) and any folder inside them (settings, plugins, transcripts: a
+ * `.claude/rules/` tree made there is nobody's project). Undefined for any other folder.
  */
-export function notAProjectFolder(dir: string, home: string = homedir()): string | undefined {
+export function notAProjectFolder(dir: string, home: string = homedir(), config: string | undefined = process.env.CLAUDE_CONFIG_DIR): string | undefined {
   const d = resolve(dir);
   if (dirname(d) === d) return "the filesystem root";
   if (home !== "" && d === resolve(home)) return "the home folder";
+  for (const c of [home === "" ? "" : join(home, ".claude"), config ?? ""]) {
+    if (c !== "" && isAbsolute(c) && isInsideDir(d, c)) return `inside Claude Code's configuration folder ${c}`;
+  }
   return undefined;
 }
 
@@ -87,9 +93,10 @@ export function projectDirFrom(cwd: string, home: string = homedir()): string {
 
 /**
  * The rules folder a command works on: `--rules-dir` when given, else the project's default (projectDirFrom `cwd`).
- * Throws UsageError when the given path exists but is not a folder (a file would otherwise surface as a raw
- * ENOTDIR, or be reported as an empty rules folder), for an empty path, and for the filesystem root or the home folder
- * `home` (notAProjectFolder: the hooks refuse the same). A missing folder is fine: the command
+ * Throws UsageError when the given path exists but is not a folder, or cannot be a folder (a file on the way, a loop of
+ * symbolic links: these would otherwise surface as raw ENOTDIR / ELOOP, or be reported as an empty rules folder), for an
+ * empty path, and for the filesystem root or the home folder `home` (notAProjectFolder: the hooks refuse the same). A
+ * missing folder is fine: the command
  * creates or reports it. Throws what projectDirFrom throws when `option` is undefined.
  */
 export function rulesDirFrom(option: string | undefined, cwd: string, home: string = homedir()): string {
@@ -97,13 +104,15 @@ export function rulesDirFrom(option: string | undefined, cwd: string, home: stri
   // An empty path would resolve to the working folder: rule files and .state/ in the project root.
   if (option.trim() === "") throw new UsageError("--rules-dir is empty: give a folder (default: .claude/rules/knowledge-triage of the project)");
   // "/" or "$HOME" (also "$UNSET/"): rule files and .state/ would land in the filesystem root or the home folder.
-  const not = notAProjectFolder(resolve(cwd, option), home);
-  if (not) throw new UsageError(`--rules-dir ${option}: is ${not}; rule files and .state/ would land there (give a rules folder, e.g. .claude/rules/knowledge-triage)`);
+  // Only those two: a rules folder given by hand may be user-level (`--rules-dir ~/.claude/rules` for doctor's lint).
+  const not = notAProjectFolder(resolve(cwd, option), home, "");
+  if (not && !not.startsWith("inside")) throw new UsageError(`--rules-dir ${option}: is ${not}; rule files and .state/ would land there (give a rules folder, e.g. .claude/rules/knowledge-triage)`);
   let isDir = true;
   try {
     isDir = statSync(option).isDirectory();
-  } catch {
-    // missing: fine
+  } catch (e) {
+    // Missing is fine; a file on the way, a link loop or no permission is said here, not later as a raw code.
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new UsageError(`--rules-dir ${option}: ${fsReason(option, e)}`);
   }
   if (!isDir) throw new UsageError(`--rules-dir ${option}: is a file, not a folder`);
   return option;
@@ -114,8 +123,8 @@ export function existingFolder(option: string, flag: string): string {
   let isDir = false;
   try {
     isDir = statSync(option).isDirectory();
-  } catch {
-    throw new UsageError(`${flag} ${option}: no such folder`);
+  } catch (e) {
+    throw new UsageError(`${flag} ${option}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such folder" : fsReason(option, e)}`);
   }
   if (!isDir) throw new UsageError(`${flag} ${option}: is a file, not a folder`);
   return option;

@@ -5,8 +5,8 @@
  * twice, so a symbolic-link loop is walked once. The only module that reads whole files for the CLI.
  */
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
-import { join } from "node:path";
-import { ReadError, UsageError } from "../errors.js";
+import { dirname, join } from "node:path";
+import { plainReason, ReadError, UsageError } from "../errors.js";
 
 /**
  * Largest model file read, in bytes (64 MiB). The bundled model/model.json is 0.69 MB; a model
@@ -20,6 +20,29 @@ export const MODEL_MAX_BYTES = 64 * 1024 * 1024;
  * longest string (2^29 - 24 units in Node 20), so a capped input never fails halfway through decoding.
  */
 export const INPUT_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Why `path` could not be read or written, in words, from the fs error `e` (or its code): ENOTDIR names the part
+ * of the path that is a file ("notes.md is a file, not a folder"); other codes get plainReason()'s words (ELOOP
+ * "a loop of symbolic links", EACCES "permission denied", ...). Never throws.
+ */
+export function fsReason(path: string, e: unknown): string {
+  const code = typeof e === "string" ? e : ((e as NodeJS.ErrnoException | undefined)?.code ?? (e as Error | undefined)?.message ?? String(e));
+  if (code === "ENOTDIR") {
+    for (let p = dirname(path); ; p = dirname(p)) {
+      try {
+        if (!statSync(p).isDirectory()) return `${p} is a file, not a folder`;
+      } catch {
+        // missing or unreadable: look further up
+      }
+      if (dirname(p) === p) break;
+    }
+  }
+  return plainReason(code);
+}
+
+/** The reason of a ReadError for the fs error `e` on `path`: "no such file" for ENOENT, else fsReason(). */
+const readReason = (path: string, e: unknown): string => ((e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : fsReason(path, e));
 
 /** Block the thread for `ms` milliseconds (a retry pause in synchronous I/O loops). */
 export function sleepMs(ms: number): void {
@@ -94,7 +117,7 @@ export interface ReadCappedOptions {
 export function readFileCapped(path: string, opts: ReadCappedOptions): Buffer {
   const errno = (e: unknown): ReadError => {
     const code = (e as NodeJS.ErrnoException).code;
-    return new ReadError(path, code === "ENOENT" || code === "ENOTDIR" ? "no such file" : (code ?? (e as Error).message), code);
+    return new ReadError(path, readReason(path, e), code);
   };
   const check = (st: Stats): void => {
     if (st.isDirectory()) throw new ReadError(path, "is a directory", "EISDIR");
@@ -137,7 +160,7 @@ export function checkReadable(path: string, opts: ReadCappedOptions): void {
     st = statSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ReadError(path, code === "ENOENT" || code === "ENOTDIR" ? "no such file" : (code ?? (e as Error).message), code);
+    throw new ReadError(path, readReason(path, e), code);
   }
   if (st.isDirectory()) throw new ReadError(path, "is a directory", "EISDIR");
   if (!st.isFile() && !(opts.pipes && st.isFIFO())) throw new ReadError(path, `not a regular file (${fileKind(st)})`);
@@ -147,7 +170,7 @@ export function checkReadable(path: string, opts: ReadCappedOptions): void {
     closeSync(openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ReadError(path, code ?? (e as Error).message, code);
+    throw new ReadError(path, readReason(path, e), code);
   }
 }
 
@@ -190,7 +213,7 @@ export function walkFiles(paths: readonly string[], opts: WalkOptions = {}): Wal
     try {
       names = readdirSync(dir).sort();
     } catch (e) {
-      const why = `cannot read folder ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+      const why = `cannot read folder ${dir}: ${fsReason(dir, e)}`;
       if (top) throw new UsageError(why);
       warnings.push(`skipped: ${why}`);
       return;

@@ -4,7 +4,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { writeSync } from "node:fs";
-import { UsageError, WriteError } from "../errors.js";
+import { plainReason, UsageError, WriteError } from "../errors.js";
 import { INPUT_MAX_BYTES, readFd, readFileCapped, sleepMs } from "./read-files.js";
 import { visibleName } from "../terminal.js";
 
@@ -137,7 +137,7 @@ export function readStdin(): Buffer {
   } catch (e) {
     if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read -: ${code === "EISDIR" ? "is a directory" : (code ?? (e as Error).message)}`);
+    throw new UsageError(`cannot read -: ${plainReason(code ?? (e as Error).message)}`);
   }
 }
 
@@ -154,12 +154,14 @@ export function readInput(path: string): DecodedInput {
 /**
  * readInput for a command that writes the text back out (compact, decompose): rules are kept byte for byte, which
  * bytes that are not valid UTF-8 (or UTF-16 after its byte-order mark) cannot be, so such input is refused with
- * UsageError (`<path>: not valid UTF-8 ...`) instead of being written back with U+FFFD in their place.
+ * UsageError (`<path>: not valid UTF-8 ...`, or `not valid UTF-16LE ...` naming the byte order found) instead of being written back with U+FFFD in their place.
  */
 export function readInputExact(path: string, command: string): DecodedInput {
   const input = readInput(path);
   if (input.lossy) {
-    throw new UsageError(`${path}: not valid UTF-8; ${command} keeps rules byte for byte and cannot keep these bytes (convert the file to UTF-8 first)`);
+    // Name the encoding the bytes claimed: a UTF-16 byte-order mark followed by invalid UTF-16 is not "not UTF-8".
+    const encoding = input.utf16 ? `${input.utf16.toUpperCase()} (the file starts with its byte-order mark)` : "UTF-8";
+    throw new UsageError(`${path}: not valid ${encoding}; ${command} keeps rules byte for byte and cannot keep these bytes (convert the file to UTF-8 first)`);
   }
   return input;
 }

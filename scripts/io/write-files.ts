@@ -2,9 +2,11 @@
  * Writing files: creating folders (mkdir -p), replacing a file atomically, and refusing to overwrite
  * an input or an existing file the user did not ask to replace.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { isInsideDir } from "../paths.js";
 import { UsageError, WriteError } from "../errors.js";
+import { fsReason } from "./read-files.js";
 
 /**
  * Create a folder and its missing parents, like `mkdir -p`; an existing folder is fine. Not
@@ -79,12 +81,12 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     makeDirs(dirname(resolve(path)));
   } catch (e) {
     // mkdir -p reports a file in the way of a parent folder as EEXIST: say what it means.
-    throw new WriteError(path, errCode(e) === "EEXIST" ? "ENOTDIR" : errCode(e));
+    throw new WriteError(path, fsReason(path, errCode(e) === "EEXIST" ? "ENOTDIR" : e));
   }
   try {
     replaceAtomically(path, data);
   } catch (e) {
-    throw new WriteError(path, errCode(e));
+    throw new WriteError(path, fsReason(path, e));
   }
 }
 
@@ -136,10 +138,71 @@ export function refuseOverwrite(path: string, opts: OverwriteOptions = {}): void
   if (st && !(opts.owned?.(path) ?? false)) throw new UsageError(`refusing to overwrite existing file ${path} (use --force to overwrite)`);
 }
 
-/** The topmost folder of `dir` (itself or an ancestor) that does not exist yet, or null when `dir` exists. */
+/**
+ * The real path of `path` as far as it exists: its nearest existing folder with links resolved, plus the part not
+ * created yet ("out/new/AGENTS.md" under a missing "out/new" resolves "out" and keeps "new/AGENTS.md").
+ */
+export function realPathOf(path: string): string {
+  const full = resolve(path);
+  let dir = full;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    return join(realpathSync(dir), relative(dir, full));
+  } catch {
+    return full;
+  }
+}
+
+/**
+ * Where a write to `path` lands: `path` itself when it is not a symbolic link; when it is one, the file it points to
+ * (so the link stays a link; a dangling link's target is created), provided that file is inside folder `root` (the
+ * project). Throws WriteError `<path>: it is a symbolic link to <target>, outside the project (<command> writes only
+ * inside <root>)` otherwise. The rule `triage export` and `compact -o` share.
+ */
+export function linkTarget(path: string, root: string, command: string): string {
+  let isLink = false;
+  try {
+    isLink = lstatSync(path).isSymbolicLink();
+  } catch {
+    // missing: created as a plain file
+  }
+  if (!isLink) return path;
+  let target: string;
+  try {
+    target = realpathSync(path);
+  } catch {
+    try {
+      target = resolve(dirname(path), readlinkSync(path)); // a dangling link: its target is created
+    } catch (e) {
+      throw new WriteError(path, fsReason(path, e));
+    }
+    // A dangling link may be one of a chain: refuse what cannot be resolved to a plain path inside.
+    target = realPathOf(target);
+  }
+  const realRoot = realPathOf(root);
+  if (!isInsideDir(target, realRoot)) {
+    throw new WriteError(path, `it is a symbolic link to ${target}, outside the project (${command} writes only inside ${realRoot})`);
+  }
+  return target;
+}
+
+/** True when `path` exists as a name, whatever it is: a dangling link or a loop of links counts (lstat). */
+function nameExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The topmost folder of `dir` (itself or an ancestor) that does not exist yet, or null when `dir` exists. A symbolic
+ * link exists even when it leads nowhere: it is the user's, never taken for a folder this run created (and removed).
+ */
 function firstMissing(dir: string): string | null {
   let missing: string | null = null;
-  for (let cur = resolve(dir); !existsSync(cur); cur = dirname(cur)) {
+  for (let cur = resolve(dir); !nameExists(cur); cur = dirname(cur)) {
     missing = cur;
     if (dirname(cur) === cur) break;
   }
@@ -157,12 +220,12 @@ export function processAlive(pid: number): boolean {
 }
 
 /**
- * Write `files` ([name, text] pairs, in that order) into folder `dir` all or nothing: every file goes into a temp folder
+ * Write `files` ([name, text or bytes] pairs, in that order) into folder `dir` all or nothing: every file goes into a temp folder
  * `<dir>/.decompose-<pid>.tmp` first and is renamed into place only when all were written. On failure the temp
  * folder, and `dir` itself when this run created it, are removed (WriteError names the file). Temp folders left
  * by a killed run (their process is gone) are removed first.
  */
-export function writeAllOrNothing(dir: string, files: readonly [string, string][]): void {
+export function writeAllOrNothing(dir: string, files: readonly [string, string | Uint8Array][]): void {
   const created = firstMissing(dir);
   const tmp = join(dir, `.decompose-${process.pid}.tmp`);
   let current = dir;
@@ -185,10 +248,16 @@ export function writeAllOrNothing(dir: string, files: readonly [string, string][
     done = true;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw typeof code === "string" ? new WriteError(current, code) : e;
+    throw typeof code === "string" ? new WriteError(current, fsReason(current, e)) : e;
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
-    if (!done && created !== null) rmSync(created, { recursive: true, force: true });
+    // Best effort: where the temp folder could not be made (a file or a link loop in the way), there is nothing to remove.
+    for (const d of done || created === null ? [tmp] : [tmp, created]) {
+      try {
+        rmSync(d, { recursive: true, force: true });
+      } catch {
+        // not there
+      }
+    }
   }
 }
 

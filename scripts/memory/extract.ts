@@ -2,6 +2,7 @@
  * Pure decision step of extraction: redacted user sentences + classifier scores -> statements
  * (durable rules, retractions, scoped exceptions) with a reason for every sentence. No I/O.
  */
+import { stripControls } from "./control-chars.js";
 import { type Classifier, topType } from "../engine/classify.js";
 import type { KnowledgeType, Unit } from "../engine/types.js";
 import { inferScope } from "../operators/scope.js";
@@ -288,7 +289,8 @@ export function isWithdrawal(text: string): boolean {
 
 /** Turn a kept verdict into a statement for the store (filler stripped; permission text and expiry for retractions). */
 export function toStatement(v: Verdict, origin: Statement["origin"] = "transcript"): Statement {
-  const st: Statement = { text: stripFiller(v.text), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
+  // Control characters and terminal escapes of the pasted text never reach the store, the rule files or the hook's stdout.
+  const st: Statement = { text: stripControls(stripFiller(v.text)).trim(), type: v.type, globs: v.globs, score: v.score, source: v.source, origin, kind: v.kind === "drop" ? "rule" : v.kind };
   const withdraws = isWithdrawal(v.text);
   // A release that points at its rule ("the dry-run thing, no need anymore", "드라이런 얘기는 이제 안 해도 돼요") names one rule, as a withdrawal does.
   if (v.kind === "retraction" && (withdraws || (v.cues.includes("release") && RULE_REFERENCE.test(v.text)))) st.withdraw = true;

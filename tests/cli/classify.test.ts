@@ -159,7 +159,7 @@ describe("triage classify --model", () => {
     expect(parseRows(ok.stdout).find((x) => x.text.includes("Never force-push"))?.type).toBe("constraint");
     // Without --model the missing default model is a one-line error.
     const missing = triage(["classify", small], { bin, cwd: dir });
-    expect(expectOneLineError(missing)).toMatch(/model.*ENOENT/);
+    expect(expectOneLineError(missing)).toMatch(/model.*: no such file$/);
   });
 
   describe("a bad model file is a one-line error, exit 1, no stack trace", () => {
@@ -184,7 +184,7 @@ describe("triage classify --model", () => {
       ],
       ["empty file", write("empty.json", ""), /empty model file/],
       ["directory", dir, /is a directory/],
-      ["missing file", join(dir, "absent.json"), /cannot read model .*ENOENT/],
+      ["missing file", join(dir, "absent.json"), /cannot read model .*: no such file$/],
     ];
     for (const [name, path, re] of cases) {
       it(name, () => {

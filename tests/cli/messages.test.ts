@@ -42,17 +42,17 @@ describe("export into a folder it cannot write", () => {
     const p = project();
     const out = tempDir("kt-msg-");
     writeFileSync(join(out, ".cursor"), "a file, not a folder\n");
-    expect(expectOneLineError(triage(["export", "--format", "cursor", "--out", out], { cwd: p }))).toBe(`triage: cannot write ${join(out, ".cursor", "rules", "knowledge-triage.mdc")}: ENOTDIR`);
-    expect(expectOneLineError(triage(["export", "--format", "agents", "--out", join(out, ".cursor")], { cwd: p }))).toBe(`triage: cannot write ${join(out, ".cursor", "AGENTS.md")}: ENOTDIR`);
+    expect(expectOneLineError(triage(["export", "--format", "cursor", "--out", out], { cwd: p }))).toBe(`triage: cannot write ${join(out, ".cursor", "rules", "knowledge-triage.mdc")}: ${join(out, ".cursor")} is a file, not a folder`);
+    expect(expectOneLineError(triage(["export", "--format", "agents", "--out", join(out, ".cursor")], { cwd: p }))).toBe(`triage: cannot write ${join(out, ".cursor", "AGENTS.md")}: ${join(out, ".cursor")} is a file, not a folder`);
   });
 
-  it.skipIf(process.getuid?.() === 0)("a read-only folder: cannot write <path>: EACCES", () => {
+  it.skipIf(process.getuid?.() === 0)("a read-only folder: cannot write <path>: permission denied", () => {
     const p = project();
     const out = tempDir("kt-msg-");
     mkdirSync(join(out, "ro"));
     chmodSync(join(out, "ro"), 0o555);
     try {
-      expect(expectOneLineError(triage(["export", "--format", "agents", "--out", join(out, "ro")], { cwd: p }))).toBe(`triage: cannot write ${join(out, "ro", "AGENTS.md")}: EACCES`);
+      expect(expectOneLineError(triage(["export", "--format", "agents", "--out", join(out, "ro")], { cwd: p }))).toBe(`triage: cannot write ${join(out, "ro", "AGENTS.md")}: permission denied`);
     } finally {
       chmodSync(join(out, "ro"), 0o755);
     }

@@ -1,10 +1,11 @@
 /**
  * The CLI's edges against hostile input: terminal escapes and bidi overrides in memory text, file
- * names and arguments are printed escaped (files and --json keep the exact bytes); endless devices
+ * names and arguments are printed escaped (files and --json keep the exact bytes; a rule to pin or a stated rule
+ * never holds them); endless devices
  * and FIFOs are refused instead of read forever; folder walks survive symbolic-link loops.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { jsonl, user } from "../fixtures/memory/jsonl.js";
@@ -59,23 +60,16 @@ describe("terminal escapes in user text are printed escaped, written files keep 
     expect(readFileSync(out, "utf8")).toContain(`Never push to main ${EVIL} evil.`);
   });
 
-  it("pin: the echo, while the rule file keeps the rule byte for byte", () => {
+  it("pin: a control character in the rule or a glob is refused, shown escaped; nothing written (issue 14)", () => {
     const rules = join(dir, "rules");
-    const text = `Never deploy on Fridays ${EVIL}.`;
-    // A control character in a glob is refused (it would reach the frontmatter), with the glob shown escaped.
-    const bad = triage(["pin", text, "--rules-dir", rules, "--type", "constraint", "--paths", `src/${ESC}[1m**`, "--model", "/dev/null"]);
+    // In the text it would be written into the rule file and printed by the hooks; in a glob it would reach the frontmatter.
+    const text = triage(["pin", `Never deploy on Fridays ${EVIL}.`, "--rules-dir", rules, "--type", "constraint", "--model", "/dev/null"]);
+    expect(expectOneLineError(text)).toBe("triage: pin: the rule holds a control character (U+001B: a terminal escape, bidi control or line separator); pin it as plain text");
+    const bad = triage(["pin", "Never deploy on Fridays.", "--rules-dir", rules, "--type", "constraint", "--paths", `src/${ESC}[1m**`, "--model", "/dev/null"]);
     expect(bad.code).toBe(1);
     expectNoRawControls(bad);
     expect(bad.stderr).toContain("src/\\u001b[1m**");
-    const r = triage(["pin", text, "--rules-dir", rules, "--type", "constraint", "--paths", "src/**", "--model", "/dev/null"]);
-    expect(r.code, r.stderr).toBe(0);
-    expectNoRawControls(r);
-    expect(r.stdout).toContain(`Never deploy on Fridays ${EVIL_SHOWN}.`);
-    const written = readdirSync(rules)
-      .filter((f) => f.endsWith(".md"))
-      .map((f) => readFileSync(join(rules, f), "utf8"))
-      .join("");
-    expect(written).toContain(text);
+    expect(existsSync(rules)).toBe(false);
   });
 
   it("export: the paths written", () => {
@@ -103,7 +97,9 @@ describe("terminal escapes in user text are printed escaped, written files keep 
     const r = triage(["extract", transcript, "--rules-dir", join(dir, "rules-extract"), "--explain", "--dry-run", "--model", "/dev/null"]);
     expect(r.code, r.stderr).toBe(0);
     expectNoRawControls(r);
-    expect(r.stdout).toContain("\\u001b");
+    // The sentence is judged as a reader saw it: escapes and the bidi override are stripped before judging (issue 14).
+    expect(r.stdout).toMatch(/never force-push tags +in this repo/);
+    expect(r.stdout).not.toContain("\\u001b");
   });
 
   it("classify: the file name in the table header", () => {

@@ -156,23 +156,23 @@ describe("compact -o, label -o, train -o", () => {
 });
 
 describe("write errors are one line", () => {
-  it("a folder as -o gives 'cannot write <path>: EISDIR'", () => {
+  it("a folder as -o gives 'cannot write <path>: is a directory'", () => {
     const d = project({ "x.md": RULES, "dir/keep.md": "k\n" });
-    expect(expectOneLineError(triage(["compact", "x.md", "--budget", "100", "-o", "dir", ...regex], { cwd: d }))).toBe("triage: cannot write dir: EISDIR");
+    expect(expectOneLineError(triage(["compact", "x.md", "--budget", "100", "-o", "dir", ...regex], { cwd: d }))).toBe("triage: cannot write dir: is a directory");
   });
 
-  it("a file in place of the parent folder gives 'cannot write <path>: ENOTDIR'", () => {
+  it("a file in place of the parent folder gives 'cannot write <path>: <file> is a file, not a folder'", () => {
     const d = project({ "x.md": RULES });
-    expect(expectOneLineError(triage(["compact", "x.md", "--budget", "100", "-o", "x.md/y.md", "--force", ...regex], { cwd: d }))).toBe("triage: cannot write x.md/y.md: ENOTDIR");
-    expect(expectOneLineError(triage(["label", "x.md", "-o", "x.md/y.jsonl", ...regex], { cwd: d }))).toBe("triage: cannot write x.md/y.jsonl: ENOTDIR");
+    expect(expectOneLineError(triage(["compact", "x.md", "--budget", "100", "-o", "x.md/y.md", "--force", ...regex], { cwd: d }))).toBe("triage: cannot write x.md/y.md: x.md is a file, not a folder");
+    expect(expectOneLineError(triage(["label", "x.md", "-o", "x.md/y.jsonl", ...regex], { cwd: d }))).toBe("triage: cannot write x.md/y.jsonl: x.md is a file, not a folder");
   });
 
-  it.skipIf(process.getuid?.() === 0)("a read-only folder gives 'cannot write <path>: EACCES'", async () => {
+  it.skipIf(process.getuid?.() === 0)("a read-only folder gives 'cannot write <path>: permission denied'", async () => {
     const { chmodSync } = await import("node:fs");
     const d = project({ "x.md": RULES, "ro/.keep": "" });
     chmodSync(join(d, "ro"), 0o555);
     try {
-      expect(expectOneLineError(triage(["compact", "x.md", "--budget", "100", "-o", "ro/y.md", ...regex], { cwd: d }))).toBe("triage: cannot write ro/y.md: EACCES");
+      expect(expectOneLineError(triage(["compact", "x.md", "--budget", "100", "-o", "ro/y.md", ...regex], { cwd: d }))).toBe("triage: cannot write ro/y.md: permission denied");
     } finally {
       chmodSync(join(d, "ro"), 0o755);
     }

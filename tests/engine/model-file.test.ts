@@ -170,7 +170,7 @@ describe("readModel: files", () => {
   });
 
   it("a missing file", () => {
-    expect(readErr(join(dir, "nope.json"))).toMatch(/cannot read model .*nope\.json: ENOENT/);
+    expect(readErr(join(dir, "nope.json"))).toMatch(/cannot read model .*nope\.json: no such file$/);
   });
 
   it("writeModel + readModel round-trip; the classifier uses the weights", () => {

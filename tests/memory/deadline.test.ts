@@ -384,7 +384,7 @@ describe("triage extract --max-seconds", { timeout: 60_000 }, () => {
     const p = tempProject();
     writeFileSync(p.transcript, jsonl([user("Never push to main.")]));
     const r = triage(["extract", p.transcript, "--rules-dir", join(p.dir, "rules"), "--model", "/dev/null", "--max-seconds", v], { cwd: p.dir });
-    expect(expectOneLineError(r)).toBe(`triage: --max-seconds must be a positive number of seconds, got '${v}'`);
+    expect(expectOneLineError(r)).toBe(v === "" ? "triage: --max-seconds is empty: give a value" : `triage: --max-seconds must be a positive number of seconds, got '${v}'`);
     expect(filesUnder(p.dir)).toEqual(["session-1.jsonl"]);
   });
 });

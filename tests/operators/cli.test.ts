@@ -43,7 +43,8 @@ describe("triage compact / decompose / retrieve", { timeout: 60_000 }, () => {
     expect(triage("compact", FIXTURE).code).toBe(1);
     expect(triage("compact", FIXTURE, "--budget", "10", "--ratio", "0.5").code).toBe(1);
     expect(triage("compact", FIXTURE, "--ratio", "abc").stderr).toContain("--ratio must be a decimal number");
-    for (const odd of ["0x10", "", " 12", "1,5", "e3"]) expect(triage("compact", FIXTURE, "--budget", odd).stderr).toContain("--budget must be a whole number of tokens such as 800");
+    for (const odd of ["0x10", " 12", "1,5", "e3"]) expect(triage("compact", FIXTURE, "--budget", odd).stderr).toContain("--budget must be a whole number of tokens such as 800");
+    expect(triage("compact", FIXTURE, "--budget", "").stderr).toBe("triage: --budget is empty: give a value\n");
   });
 
   it("takes exponent notation as the same number", () => {

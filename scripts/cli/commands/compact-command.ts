@@ -6,7 +6,8 @@ import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
 import { encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
-import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
+import { linkTarget, refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
+import { projectDirFrom } from "../../io/project-folders.js";
 import { type CompactOptions, compact } from "../../operators/compact.js";
 import { CompactErrorSchema, CompactReportSchema } from "../operator-json.js";
 import type { ClassifiedUnit } from "../../engine/types.js";
@@ -53,6 +54,22 @@ export function compactBudget(flags: { budget?: string; ratio?: string }): Compa
   }
   const tokens = budgetFromFlags(flags, 1); // validates both flags (exactly one, decimal notation, range)
   return flags.budget !== undefined ? tokens : { ratio: Number(flags.ratio) };
+}
+
+/**
+ * The file `-o out` writes: `out`, or the file it links to when `out` is a symbolic link whose target is inside the
+ * project of the working folder (io/project-folders.ts projectDirFrom; the working folder itself in the home folder
+ * or /), as `triage export` does, so a link stays a link and never leads a write out of the project. Throws
+ * WriteError for a link leading outside (a dangling one included: it is not replaced by a file).
+ */
+function outputTarget(out: string): string {
+  let root: string;
+  try {
+    root = projectDirFrom(process.cwd());
+  } catch {
+    root = process.cwd();
+  }
+  return linkTarget(out, root, "compact -o");
 }
 
 interface CompactFlags {
@@ -125,7 +142,7 @@ export function registerCompact(program: Command): void {
       }
       const text = inFormOf(input.text, result.text); // the input's byte-order mark and CRLF line breaks, if it had them
       // A file keeps the input's encoding too (UTF-16 with its byte-order mark); standard output is UTF-8.
-      if (opts.output) writeFileAtomic(opts.output, encodeLike(text, input));
+      if (opts.output) writeFileAtomic(outputTarget(opts.output), encodeLike(text, input));
       if (opts.explain) for (const l of explainLines(result, units)) stderrLine(l);
       if (opts.json) {
         const report = CompactReportSchema.parse({

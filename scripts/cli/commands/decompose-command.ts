@@ -10,7 +10,7 @@ import { TriageError, UsageError } from "../../errors.js";
 import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
+import { type DecodedInput, encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeAllOrNothing } from "../../io/write-files.js";
 import { visible } from "../../terminal.js";
 import { decompose, DecomposeTooLargeError, type MemoryDoc } from "../../operators/decompose.js";
@@ -111,10 +111,12 @@ export function registerDecompose(program: Command): void {
       }
       const classifier = loadClassifier(opts.model);
       const pinMass = pinMassFlag(opts.pinMass);
+      const inputs = new Map<string, DecodedInput>();
       const docs: MemoryDoc[] = files.map((f) => {
         const input = readInputExact(f, "decompose");
         checkHeapRoom(input.text.length, `decompose ${f}`, HEAP_BYTES_PER_CHAR.whole);
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
+        if (!inputs.has(f)) inputs.set(f, input);
         return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
       });
       const total = docs.reduce((s, d) => s + estimateTokens(d.units.map((u) => u.text).join("\n")), 0);
@@ -135,6 +137,11 @@ export function registerDecompose(program: Command): void {
         );
       }
       if (result.violations.length > 0) throw new TriageError(`internal: ${result.violations.length} locality violations`, "INTERNAL", 1);
+      // Each partition in the form of the file its section came from: byte-order mark, CRLF line breaks, UTF-16 (as compact -o).
+      const bytes = result.partitions.map((p) => {
+        const src = inputs.get(p.doc);
+        return src ? encodeLike(inFormOf(src.text, p.text), src) : Buffer.from(p.text, "utf8");
+      });
       const manifest = ManifestSchema.parse({
         format: "knowledge-triage/decompose",
         version: 1,
@@ -143,10 +150,10 @@ export function registerDecompose(program: Command): void {
         sources: files,
         rules: result.rules.length,
         violations: result.violations.length,
-        partitions: result.partitions.map((p) => ({
+        partitions: result.partitions.map((p, i) => ({
           id: p.id,
           file: `${p.id}.md`,
-          sha256: sha256(p.text),
+          sha256: sha256(bytes[i] as Buffer),
           title: p.title,
           source: p.doc,
           tokens: p.tokens,
@@ -171,7 +178,7 @@ export function registerDecompose(program: Command): void {
           throw new UsageError(`refusing to write partitions into ${visible(dir)}: it holds files no decompose run wrote (${visible(some)}); give an empty or new folder, or --force`);
         }
       }
-      writeAllOrNothing(dir, [...result.partitions.map((p): [string, string] => [`${p.id}.md`, p.text]), ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`]]);
+      writeAllOrNothing(dir, [...result.partitions.map((p, i): [string, Uint8Array] => [`${p.id}.md`, bytes[i] as Buffer]), ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`]]);
       // The previous run's partitions that this run did not write again (other sections, another --max-tokens): ours,
       // unedited since (ownedByPreviousRun), so removed; an edited one is the user's now and stays.
       const now = new Set(targets.map((t) => resolve(t)));

@@ -3,6 +3,7 @@
  * order (bounded by count, characters and the bytes they span, so memory stays bounded on huge transcripts),
  * and each batch is redacted, split into sentences, judged and consolidated into the store.
  */
+import { stripControls } from "../control-chars.js";
 import { createHash } from "node:crypto";
 import { applyStatement } from "../consolidate.js";
 import { DURABLE_THRESHOLD } from "../durability.js";
@@ -151,8 +152,9 @@ export class BatchRunner {
     // Loaded with the first batch: a run with no new user message (most hook runs) never initialises the judge,
     // the scope parser (yaml, picomatch) or the sentence model (model/utterance.json, read at its first score).
     const { dropSecretClauses, judge, toStatement } = await import("../extract.js");
-    // Redact whole utterances first (secrets can span sentence ends), then split.
-    const red = await redactTexts(batch.map((x) => x.u.text));
+    // Redact whole utterances first (secrets can span sentence ends), then split. Terminal escapes and control
+    // characters go first: judged, stored and printed is the text as a reader saw it (memory/control-chars.ts).
+    const red = await redactTexts(batch.map((x) => stripControls(x.u.text)));
     for (const w of red.warnings) this.redactWarnings.add(w);
     const cands: Candidate[] = [];
     batch.forEach((x, i) => {

@@ -4,9 +4,10 @@
  * Reading lives in extract-read.ts, batching in extract-batch.ts, the cursor/resume state in extract-cursor.ts.
  * Loaded lazily by extract-api.ts so the CLI's cold start does not pay for secretlint.
  */
-import { existsSync, rmdirSync, statSync } from "node:fs";
+import { existsSync, rmdirSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { UsageError } from "../../errors.js";
+import { ReadError } from "../../errors.js";
+import { fileKind, fsReason } from "../../io/read-files.js";
 import type { Verdict } from "../extract.js";
 import type { ExtractOptions, ExtractReport } from "./extract-api.js";
 import { BATCH_CHARS, BATCH_SPAN_BYTES, BATCH_UTTERANCES, Batch, BatchRunner } from "./extract-batch.js";
@@ -60,16 +61,21 @@ function removeEmptyFolders(dirs: readonly string[]): void {
   }
 }
 
-/** Size in bytes of the transcript at `path`; UsageError when it is missing or not a regular file. */
+/**
+ * Size in bytes of the transcript at `path`; ReadError naming `shown` when it is missing, not a regular file,
+ * or cannot be reached (a file on the way, a loop of symbolic links: said in words, read-files.ts fsReason).
+ */
 function transcriptSize(path: string, shown: string): number {
+  let st: Stats;
   try {
-    const st = statSync(path);
-    if (!st.isFile()) throw new UsageError(`cannot read ${shown}: not a file`);
-    return st.size;
+    st = statSync(path);
   } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`cannot read ${shown}: no such file`);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ReadError(shown, code === "ENOENT" ? "no such file" : fsReason(shown === "-" ? path : shown, e), code);
   }
+  if (st.isDirectory()) throw new ReadError(shown, "is a directory", "EISDIR");
+  if (!st.isFile()) throw new ReadError(shown, `not a regular file (${fileKind(st)})`);
+  return st.size;
 }
 
 /**

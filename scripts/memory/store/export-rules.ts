@@ -11,8 +11,8 @@
  * refuses (ExportConflictError) to replace or remove one that was edited since, unless `force`.
  */
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, unlinkSync } from "node:fs";
-import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
+import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
+import { fsReason, INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import * as z from "zod/mini";
 import { expandBraces } from "../../operators/globs.js";
@@ -21,7 +21,7 @@ import { redactSync } from "../redact.js";
 import { readRuleFiles, type ParsedRuleFile } from "./pinned-rules.js";
 import { ensureStateDir, stateDir, toJson, writeIfChanged } from "./state.js";
 import { ExportConflictError, UsageError, WriteError } from "../../errors.js";
-import { makeDirs, replaceAtomically } from "../../io/write-files.js";
+import { linkTarget, makeDirs, realPathOf, replaceAtomically } from "../../io/write-files.js";
 import { isInsideDir } from "../../paths.js";
 import { type DecodedInput, decodeBytes, encodeLike, inFormOf } from "../../io/text-io.js";
 export { ExportConflictError };
@@ -329,49 +329,18 @@ function inFoundForm(found: FoundText | null, edit: (lfText: string | null) => s
 }
 
 /**
- * The real path of `path` as far as it exists: its nearest existing folder with links resolved, plus the part not
- * created yet ("out/new/AGENTS.md" under a missing "out/new" resolves "out" and keeps "new/AGENTS.md").
- */
-function realPathOf(path: string): string {
-  const full = resolve(path);
-  let dir = full;
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
-  try {
-    return join(realpathSync(dir), relative(dir, full));
-  } catch {
-    return full;
-  }
-}
-
-/**
  * The file a write to project path `p` changes: `p` itself, or, when `p` is a symbolic link (AGENTS.md linked to
- * CLAUDE.md is common), the file it points to, so the link stays a link. Throws WriteError when that file is
- * outside `projectDir` (export writes only inside the project).
+ * CLAUDE.md is common), the file it points to, so the link stays a link (io/write-files.ts linkTarget). Throws
+ * WriteError when that file, or the folder `p` is written in, is outside `projectDir` (export writes only inside the project).
  */
 function writeTarget(p: string, projectDir: string): string {
-  let isLink = false;
-  try {
-    isLink = lstatSync(p).isSymbolicLink();
-  } catch {
-    // missing: created as a plain file, in a folder checked below
-  }
+  const target = linkTarget(p, projectDir, "export");
+  if (target !== p) return target;
+  // A folder on the way may be a link (.github -> elsewhere): the folder must resolve inside.
   const root = realPathOf(projectDir);
-  if (!isLink) {
-    // A folder on the way may be a link (.github -> elsewhere): the folder must resolve inside.
-    const real = realPathOf(dirname(resolve(p)));
-    if (!isInsideDir(real, root)) throw new WriteError(p, `its folder leads to ${real} through a symbolic link, outside the project (export writes only inside ${root})`);
-    return p;
-  }
-  let target: string;
-  try {
-    target = realpathSync(p);
-  } catch {
-    target = resolve(dirname(p), readlinkSync(p)); // a dangling link: its target is created
-  }
-  if (!isInsideDir(target, root)) {
-    throw new WriteError(p, `it is a symbolic link to ${target}, outside the project (export writes only inside ${root})`);
-  }
-  return target;
+  const real = realPathOf(dirname(resolve(p)));
+  if (!isInsideDir(real, root)) throw new WriteError(p, `its folder leads to ${real} through a symbolic link, outside the project (export writes only inside ${root})`);
+  return p;
 }
 
 /** `p` relative to the project when inside it (for messages: "AGENTS.md:3"), else as given. */
@@ -431,7 +400,7 @@ function writing(path: string, step: () => void): void {
     step();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === "string") throw new WriteError(path, code);
+    if (typeof code === "string") throw new WriteError(path, fsReason(path, e));
     throw e;
   }
 }

@@ -3,6 +3,7 @@
  * store and file layout as extraction. A path-scoped pin (`--paths`) goes to one file per glob with
  * `paths:` frontmatter. Idempotent: pinning the same (or a near-duplicate) rule again changes nothing.
  */
+import { hasControls } from "../control-chars.js";
 import { resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import type { Classifier } from "../../engine/classify.js";
@@ -54,6 +55,12 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
   if (raw === "") throw new UsageError("pin: the rule text is empty");
   // Bytes that were not UTF-8 reach us as U+FFFD (the shell's argument, an MCP client's string): refuse, not store them.
   if (raw.includes("\uFFFD")) throw new UsageError("pin: the rule holds bytes that are not valid UTF-8 (shown as U+FFFD); pin it as UTF-8 text");
+  // A terminal escape or bidi override would be written raw into the rule file and printed by the hooks.
+  const control = [...raw].find((c) => c !== "\t" && hasControls(c));
+  if (control !== undefined) {
+    const cp = `U+${(control.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+    throw new UsageError(`pin: the rule holds a control character (${cp}: a terminal escape, bidi control or line separator); pin it as plain text`);
+  }
   if (raw.length > PIN_MAX_CHARS) {
     throw new UsageError(`pin: the rule is ${raw.length.toLocaleString("en")} characters; at most ${PIN_MAX_CHARS.toLocaleString("en")} (it is loaded into every session whole)`);
   }

@@ -9,7 +9,7 @@ import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, rea
 import { homedir, hostname } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { CursorSchema, StoreSchema, emptyStore, type Cursor, type Store } from "./store-schema.js";
-import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
+import { fsReason, INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { makeDirs, makeGitIgnoredDir, processAlive, replaceAtomically } from "../../io/write-files.js";
 import { LockBusyError, OutsideProjectError, StateError, TriageError } from "../../errors.js";
 import { isInsideDir, stateDir } from "../../paths.js";
@@ -369,7 +369,7 @@ export async function acquireLock(rulesDir: string, opts: { waitMs?: number; sig
   try {
     makeDirs(dir);
   } catch (e) {
-    throw new TriageError(`cannot write the rules folder ${rulesDir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, "RULES_DIR_UNWRITABLE", 1);
+    throw new TriageError(`cannot write the rules folder ${rulesDir}: ${fsReason(dir, e)}`, "RULES_DIR_UNWRITABLE", 1);
   }
   const lockDir = join(dir, "lock");
   const deadline = Date.now() + (opts.waitMs ?? LOCK_WAIT_MS);
@@ -410,7 +410,7 @@ export async function acquireLock(rulesDir: string, opts: { waitMs?: number; sig
           // fall through to LOCK_FAILED
         }
       }
-      if (code !== "EEXIST") throw new TriageError(`cannot lock ${dir}: ${code ?? (e as Error).message}`, "LOCK_FAILED", 1);
+      if (code !== "EEXIST") throw new TriageError(`cannot lock ${dir}: ${fsReason(lockDir, e)}`, "LOCK_FAILED", 1);
     }
     const info = readOwner(lockDir);
     if (info === null) continue; // released in between: try again at once
