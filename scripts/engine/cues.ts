@@ -205,7 +205,7 @@ const SECTION_RES: [SectionKind, RegExp][] = [
   ],
   [
     "binding",
-    /\b(rules?|must|never|always|mandatory|critical|important|required|requirements|constraints?|do not|don't|prohibited|forbidden|strict|non-negotiable|hard limits?|guardrails?|security|safety|compliance)\b|ルール|禁止|必須|重要|厳守|制約|规则|规范|禁止|必须|约束|重要|注意事项|規則|規範|約束|注意事項|규칙|금지|필수|중요|제약|правил|запрещ|обязательн|важно|ограничени|regeln|verboten|pflicht|wichtig|niemals|immer|reglas|prohibido|obligatori|importante|restricciones|nunca|siempre/u,
+    /\b(rules?|must|never|always|mandatory|critical|important|required|requirements|constraints?|do not|don't|prohibited|forbidden|strict|non-negotiable|hard limits?|guardrails?|security|safety|compliance|polic(y|ies))\b|ルール|禁止|必須|重要|厳守|制約|ポリシー|정책|политик|política|规则|规范|禁止|必须|约束|重要|注意事项|規則|規範|約束|注意事項|규칙|금지|필수|중요|제약|правил|запрещ|обязательн|важно|ограничени|regeln|verboten|pflicht|wichtig|niemals|immer|reglas|prohibido|obligatori|importante|restricciones|nunca|siempre/u,
   ],
   [
     "soft",

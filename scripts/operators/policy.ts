@@ -63,11 +63,11 @@ export function isRule(u: ClassifiedUnit): boolean {
  * compaction spends part of its budget on the units most likely to be rules the argmax missed. Chosen on
  * the real dev set by `npx tsx bench/real-compact.ts --sweep`: grouped 5-fold over its files, each fold's
  * threshold chosen on the other four (the lowest cut whose median smallest accepted ratio stays <= 0.60,
- * issue 12's floor); with the current model the folds chose 0.45, 0.30, 0.30, 0.30 and 0.35, and this is
- * their mean (0.34) on the sweep's grid (references/operators.md, "Real files"). Re-run the sweep when the
- * model is retrained: the cut is on its probabilities.
+ * issue 12's floor); with the current model the folds chose 0.45, 0.30, 0.30, 0.30 and 0.30, and this is
+ * their median (references/operators.md, "Real files"). Re-run the sweep when the model is retrained: the
+ * cut is on its probabilities.
  */
-export const PIN_MASS = 0.35;
+export const PIN_MASS = 0.3;
 
 /**
  * True when compaction must keep a unit byte for byte: a rule (isRule), or a content unit (not a heading,

@@ -80,6 +80,11 @@ describe("sectionKind: from the lead-in and the nearest headings", () => {
     expect(sectionKind(["Testing best practices"], "")).toBe("procedure");
     expect(sectionKind(["Preferences"], "")).toBe("soft");
   });
+  it("a policy section is binding", () => {
+    expect(sectionKind(["Data retention policy"], "")).toBe("binding");
+    expect(sectionKind(["テスト実装ポリシー"], "")).toBe("binding");
+    expect(sectionKind(["언어 정책"], "")).toBe("binding");
+  });
   it("the lead-in wins over the heading", () => {
     expect(sectionKind(["Code style"], "These are hard rules, never break them:")).toBe("binding");
   });
