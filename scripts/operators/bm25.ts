@@ -8,6 +8,10 @@ const STOP = new Set(
     " ",
   ),
 );
+/** True for a function word that carries no topic ("the", "on", "can"; English, lower-cased): the STOP list above. */
+export function isStopWord(word: string): boolean {
+  return STOP.has(word);
+}
 // Negations and modals stay terms: a query "never deploy" must not match "deploy" rules by chance alone,
 // but removing "not"/"never"/"must" would also erase what distinguishes rules; keep them out of STOP.
 for (const w of ["not", "no", "never", "must", "should", "can", "will"]) STOP.delete(w);

@@ -83,7 +83,7 @@ interface Op {
  * Rules and near-rules (policy.ts isPinned: the argmax says rule, or the rule mass reaches pinMass) and
  * frontmatter are kept byte for byte, and so are the parent items and lead-in
  * lines they need; a heading is never kept for itself, only with content of its section. Then, until
- * the text fits: episodic units are dropped, near-duplicate preferences and repeated beliefs merged,
+ * the text fits: block HTML comments (other than this tool's markers) then episodic units are dropped, near-duplicate preferences and repeated beliefs merged,
  * beliefs then preferences compressed within meaning (compressText), then preferences and beliefs
  * dropped; inside each step the unit with the lowest value per token (unitValues / cost) goes first.
  * Output keeps source order, headings of sections with content, whole fenced blocks (an unclosed
@@ -98,9 +98,11 @@ export function compact(units: readonly ClassifiedUnit[], opts: CompactOptions):
   const candidate = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const u = units[i] as ClassifiedUnit;
-    // Frontmatter and block HTML comments (our own export markers among them) are kept as written.
-    if (u.kind === "frontmatter" || u.kind === "comment" || isPinned(u, opts.pinMass ?? PIN_MASS) || (u.kind !== "code" && importsFile(u.text))) pinned[i] = 1;
-    else if (u.type !== "structure" && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
+    // Frontmatter and our own markers (the export block's, the rules files' provenance line) are kept as written.
+    if (u.kind === "frontmatter" || (u.kind === "comment" && OWN_COMMENT.test(u.text)) || isPinned(u, opts.pinMass ?? PIN_MASS) || (u.kind !== "code" && importsFile(u.text))) pinned[i] = 1;
+    // Any other block HTML comment is a note to the people editing the file (Claude Code strips it before the model
+    // reads the file: ../shared/research/integration.md, "Frontmatter parsing"): it goes first, before any episode.
+    else if ((u.type !== "structure" || u.kind === "comment") && u.kind !== "heading" && u.kind !== "table-header") candidate[i] = 1;
   }
   const original = units.map((u) => renderUnit(u, u.text));
   // estimateTokens is additive over lines: the source costs the sum of its units plus one per line break.
@@ -200,6 +202,7 @@ function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: 
     });
     return out;
   };
+  const comments = units.flatMap((u, i) => (candidate[i] && u.kind === "comment" ? [i] : []));
   const episodic = of("episodic").sort(byDensity);
   const merged = new Set<number>();
   const fold = (idx: number[], threshold: number): Op[] => {
@@ -214,6 +217,7 @@ function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: 
   const beliefs = of("belief").filter((i) => !merged.has(i)).sort(byDensity);
   const squeezable = (i: number): boolean => units[i]?.kind !== "code";
   return [
+    ...comments.map((i) => ({ i, to: DROP })),
     ...episodic.map((i) => ({ i, to: DROP })),
     ...mergeOps,
     ...beliefs.filter(squeezable).map((i) => ({ i, to: COMPRESS })),
@@ -222,6 +226,9 @@ function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: 
     ...beliefs.map((i) => ({ i, to: DROP })),
   ];
 }
+
+/** A block HTML comment written by this tool: the export block's markers, a rules file's provenance line (memory/render.ts). */
+const OWN_COMMENT = /^\s*<!--\s*(?:knowledge-triage:|Written by knowledge-triage\b)/;
 
 /**
  * Smallest ratio with two decimals whose budget floor(ratio x base) is at least `needed` tokens, in

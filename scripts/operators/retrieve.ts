@@ -1,8 +1,9 @@
 /**
  * TypeRetrieve: the k best units of a memory base for a query, in-scope rules first. Pure.
  */
+import { tokenize } from "../engine/tokenize.js";
 import type { ClassifiedUnit } from "../engine/types.js";
-import { bm25Scores, termHashes, terms } from "./bm25.js";
+import { bm25Scores, isStopWord, termHashes, terms } from "./bm25.js";
 import type { MemoryDoc } from "./decompose.js";
 import { isRule, ruleMass } from "./policy.js";
 import { frontmatterGlobs, inferUnitScope, matchesPath, type Scope } from "./scope.js";
@@ -58,8 +59,7 @@ export function retrieve(docs: readonly MemoryDoc[], query: string, opts: Retrie
       items.push({ doc: d.name, u, rule: isRule(u), fm, title });
     }
   }
-  const qTerms = terms(query);
-  const qSet = new Set(qTerms);
+  const q = topicKeys(query);
   // Terms of a unit's nearest heading are computed once per heading text.
   const headingTerms = new Map<string, number[]>();
   const docsTerms = items.map(({ u }) => {
@@ -81,8 +81,11 @@ export function retrieve(docs: readonly MemoryDoc[], query: string, opts: Retrie
       if (scope.kind === "global") why = "global rule";
       else if (scope.kind === "path" && opts.path !== undefined && matchesPath(scope.globs, opts.path)) why = `path ${scope.globs.join(", ")} matches ${opts.path}`;
       else if (scope.kind === "topic") {
-        const t = scope.topics.find((topic) => terms(topic).some((x) => qSet.has(x)));
+        const t = scope.topics.find((topic) => topicMatches(topicKeys(topic), q));
         if (t !== undefined) why = `topic "${t}" matches the query`;
+        // A rule of another section that speaks of what the query asks ("Never deploy on Fridays" under "## Release"
+        // for "can I deploy on friday?") is in scope too: its own words name the subject.
+        else if (topicMatches(topicKeys(u.text), q)) why = "its text matches the query";
       }
       if (why) rank = RANK[scope.kind];
     }
@@ -94,4 +97,37 @@ export function retrieve(docs: readonly MemoryDoc[], query: string, opts: Retrie
   rest.sort((a, b) => b.hit.score - a.hit.score || b.mass - a.mass || a.order - b.order);
   const hits = inScope.map((x) => x.hit).concat(rest.slice(0, Math.max(0, k - inScope.length)).map((x) => x.hit));
   return { hits, inScope: inScope.length, exceeded: inScope.length > k };
+}
+
+/** The keys a topic and a query are matched on (topicKeys). */
+interface TopicKeys {
+  /** bm25.ts terms plus the classifier's stems (engine/tokenize.ts: Snowball/Porter per guessed language), as "s:stem". */
+  keys: Set<string>;
+  /** The words themselves (lower-cased, function words left out), for the prefix rule of topicMatches. */
+  words: string[];
+}
+
+/** Keys of a topic or a query: see TopicKeys. */
+function topicKeys(text: string): TopicKeys {
+  const { words, raw } = tokenize(text);
+  const keep = raw.map((w, i) => !isStopWord(w) && !isStopWord(words[i] as string));
+  return {
+    keys: new Set(terms(text).concat(words.filter((_, i) => keep[i]).map((w) => `s:${w}`))),
+    words: raw.filter((_, i) => keep[i]),
+  };
+}
+
+/**
+ * True when a topic and a query share a key, or a word of one (4+ characters) begins a word of the other: stemmers
+ * disagree on derived forms ("deploy" is "deploi" to Porter, "deployment" is "deploy"), and a section named
+ * "Deployment" is about deploying.
+ */
+function topicMatches(topic: TopicKeys, query: TopicKeys): boolean {
+  for (const k of topic.keys) if (query.keys.has(k)) return true;
+  for (const a of topic.words)
+    for (const b of query.words) {
+      const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+      if (short.length >= 4 && long.startsWith(short)) return true;
+    }
+  return false;
 }

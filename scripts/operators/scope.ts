@@ -155,8 +155,20 @@ export function namesRules(heading: string): boolean {
 
 const rulesCache = new Map<string, boolean>();
 
+/**
+ * A heading that only names the language its section is written in, or a team's notes ("## Deutsch", "## 日本語メモ",
+ * "## Notas en español", "## チームメモ (Tokyo)"): the rules under it hold everywhere, so it is no topic.
+ */
+const LANGUAGES =
+  "english|englisch|inglés|deutsch|german|alemán|español|spanisch|spanish|русский|русском|russisch|russian|ruso|中文|汉语|漢語|chinese|chinesisch|chino|日本語|japanese|japanisch|japonés|korean|koreanisch|coreano|한국어|français|french";
+const LANGUAGE_OR_NOTES = new RegExp(
+  String.raw`^(?:(?:team|our|unsere?|nuestras?|наши|チーム|团队|팀)\s*)?(?:${LANGUAGES})?\s*(?:notes?|memos?|notizen|notas|заметки|メモ|笔记|筆記|備考|메모)?(?:\s+(?:en|auf|in|на)\s+(?:${LANGUAGES}))?\s*(?:\([^)]*\))?$`,
+  "u",
+);
+
 function topicOf(heading: string): string {
   const clean = heading.replace(/[`*_#]/g, "").replace(/^\s*\d+[.)]\s*/, "").replace(/[:：]\s*$/, "").trim().toLowerCase();
+  if (LANGUAGE_OR_NOTES.test(clean)) return "";
   const words = clean.split(/[^\p{L}\p{N}'-]+/u).filter((w) => w !== "");
   if (words.length === 0 || words.every((w) => GENERIC.has(w)) || words.some((w) => RULE_WORDS.has(w)) || RULE_CJK.test(clean)) return "";
   return clean;

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ClassifyRowSchema } from "../../scripts/cli/json-output.js";
@@ -277,6 +277,22 @@ describe("classify a very large file", () => {
     const ok = triage(["classify", mid, "--json"], { env: { NODE_OPTIONS: "--max-old-space-size=256" } });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout.startsWith("[")).toBe(true);
+  }, 120_000);
+});
+
+describe("compact, decompose and retrieve on input too large for the heap", () => {
+  it("refuse with one line and exit 1, not V8's out-of-memory abort (exit 134 and a stack trace)", () => {
+    // Found by a fresh-user pass: 17.6 MB of one-line rules under --max-old-space-size=128 aborted compact and retrieve.
+    const dir = tempDir("kt-heap-ops-");
+    const big = join(dir, "big.md");
+    writeFileSync(big, "- Never push to main on Fridays after five.\n".repeat(100_000)); // 4.4 MB
+    const tiny = { env: { NODE_OPTIONS: "--max-old-space-size=40" } };
+    for (const argv of [["compact", big, "--ratio", "0.5"], ["retrieve", "friday", "--base", big], ["decompose", big, "--out", join(dir, "parts")]]) {
+      const r = triage(argv, tiny);
+      expect(expectOneLineError(r)).toMatch(/^triage: cannot (?:compact|read|decompose) .*big\.md: 5 MiB of input needs about \d+ MiB of memory, more than this Node's heap limit of \d+ MiB/);
+      expect(r.stdout).toBe("");
+    }
+    expect(existsSync(join(dir, "parts"))).toBe(false);
   }, 120_000);
 });
 

@@ -46,6 +46,49 @@ describe("retrieve", () => {
     expect(r.hits[0]?.line).toBe(4);
   });
 
+  // A user's CLAUDE.md: three global rules, then a rule in a section the query names in another word form.
+  const TEAM = [
+    "# Project",
+    "",
+    "## Rules",
+    "",
+    "- Never commit directly to `main`.",
+    "- Never log customer emails.",
+    "- All money values are integer cents.",
+    "",
+    "## Deployment",
+    "",
+    "- Never deploy on Fridays after 15:00 CET.",
+    "",
+    "## 日本語メモ",
+    "",
+    "- 本番のデータベースには直接接続しないこと。",
+  ].join("\n");
+  const teamGold = goldClassifier([5, 6, 7, 11, 15].map((line) => ({ line, type: "constraint" as const })));
+
+  it("a query in another word form of a section's topic ranks that section's rule first (deploy / Deployment, -k 1)", () => {
+    const r = retrieve([{ name: "CLAUDE.md", units: classifyMarkdown(TEAM, teamGold) }], "can I deploy on friday?", { k: 1 });
+    expect(r.hits[0]?.line).toBe(11);
+    expect(r.hits[0]?.why).toBe('topic "deployment" matches the query');
+  });
+
+  it("a rule of an unrelated section whose own words name the query's subject is in scope, ahead of the global rules", () => {
+    const moved = TEAM.replace("## Deployment", "## Release train");
+    const r = retrieve([{ name: "CLAUDE.md", units: classifyMarkdown(moved, teamGold) }], "can I deploy on friday?", { k: 1 });
+    expect(r.hits[0]?.line).toBe(11);
+    expect(r.hits[0]?.why).toBe("its text matches the query");
+    // Without a shared word it stays out of scope and is cut when the global rules fill k.
+    const other = retrieve([{ name: "CLAUDE.md", units: classifyMarkdown(moved, teamGold) }], "rename the invoices table", { k: 1 });
+    expect(other.hits.some((h) => h.line === 11)).toBe(false);
+  });
+
+  it("a heading that only names a language or a team's notes is no topic: its rules hold for every query", () => {
+    const r = retrieve([{ name: "CLAUDE.md", units: classifyMarkdown(TEAM, teamGold) }], "add an index to the orders table", { k: 10 });
+    const ja = r.hits.find((h) => h.line === 15);
+    expect(ja?.inScope).toBe(true);
+    expect(ja?.why).toBe("global rule");
+  });
+
   it("puts every in-scope rule ahead of any other unit and never cuts one (random bases)", () => {
     const words = fc.constantFrom("deploy", "invoice", "tests", "penicillin", "branch", "api", "部署", "button");
     const paths = fc.constantFrom(undefined, "packages/api/src/a.ts", "apps/web/src/x.tsx", "docs/readme.md");

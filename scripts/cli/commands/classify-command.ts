@@ -1,5 +1,4 @@
 import { statSync } from "node:fs";
-import { getHeapStatistics } from "node:v8";
 import type { Command } from "commander";
 import { TYPES, type ClassifiedUnit } from "../../engine/types.js";
 import { loadClassifier } from "../../io/model-file.js";
@@ -10,37 +9,12 @@ import { readInputLines, stderrLine, writeStdout } from "../../io/text-io.js";
 import { checkReadable, INPUT_MAX_BYTES } from "../../io/read-files.js";
 import { visibleName, visibleTruncated } from "../../terminal.js";
 import { UsageError } from "../../errors.js";
+import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
 
 /** One row of `triage classify --json` (ClassifyRowSchema in json-output.ts). */
 export type ClassifyRow = ClassifyRowJson;
 
 const round = (x: number): number => Math.round(x * 1e4) / 1e4;
-
-/**
- * Bytes of V8 heap a classify run may hold per character of input at its peak. Classify streams (units in
- * batches, rows written as they are made) and keeps UTF-8 input as bytes outside the heap: 50 MB of markdown
- * classified with `--json` inside an 88 MiB heap limit (`node --max-old-space-size=40`), under 2 bytes per
- * character; 4 leaves room for UTF-16 input, which is decoded whole into a string. Input that would not fit the
- * heap is refused with one line instead of Node's out-of-memory abort.
- */
-export const HEAP_BYTES_PER_CHAR = 4;
-/** Inputs smaller than this in total are not checked (the check loads node:v8, ~4 ms). */
-const HEAP_CHECK_FROM_CHARS = 8 * 1024 * 1024;
-
-/**
- * Throws UsageError when `chars` characters of input would not fit this Node's heap limit at
- * HEAP_BYTES_PER_CHAR (the message names `file`, the sizes and the way out).
- */
-function checkHeapRoom(chars: number, file: string): void {
-  if (chars < HEAP_CHECK_FROM_CHARS) return;
-  const limit = getHeapStatistics().heap_size_limit;
-  const need = chars * HEAP_BYTES_PER_CHAR;
-  if (need <= limit) return;
-  const mib = (n: number): number => Math.ceil(n / (1024 * 1024));
-  throw new UsageError(
-    `cannot classify ${file}: ${mib(chars)} MiB of input needs about ${mib(need)} MiB of memory, more than this Node's heap limit of ${mib(limit)} MiB (split the input, or raise the limit: NODE_OPTIONS=--max-old-space-size=${mib(need) + 512})`,
-  );
-}
 
 /** Units per write of the output (a few MB of `--json` each): the output is streamed, never built whole. */
 const ROWS_PER_WRITE = 10_000;
@@ -115,7 +89,7 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
     if (f === "-") continue;
     checkReadable(f, { maxBytes: INPUT_MAX_BYTES, pipes: true });
     const st = statSync(f);
-    if (st.isFile()) checkHeapRoom(st.size, f); // bytes >= characters of the decoded text
+    if (st.isFile()) checkHeapRoom(st.size, `classify ${f}`, HEAP_BYTES_PER_CHAR.classify); // bytes >= characters of the decoded text
   }
   const counts = Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<(typeof TYPES)[number], number>;
   let total = 0;
@@ -129,7 +103,7 @@ export function runClassify(files: string[], opts: ClassifyOptions): void {
     // UTF-8 input stays bytes (decoded a line at a time as units are found): see readInputLines.
     const input = readInputLines(f);
     // Memory holds one file's input at a time (the output is streamed), so the check is per file.
-    checkHeapRoom(input.source.length, f);
+    checkHeapRoom(input.source.length, `classify ${f}`, HEAP_BYTES_PER_CHAR.classify);
     for (const w of input.warnings) stderrLine(`warning: ${w}`);
     // Per file, so a file with no units still gets its "== file" header.
     if (!opts.json) writeStdout(`== ${visibleName(f)}\n`);

@@ -4,6 +4,7 @@ import { segment } from "../../engine/units.js";
 import { decideUnits, PIN_MASS } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
+import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
 import { encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
 import { type CompactOptions, compact } from "../../operators/compact.js";
@@ -79,6 +80,7 @@ export function registerCompact(program: Command): void {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       if (opts.output === "-") opts.output = undefined; // -o - is standard output, as without -o
       const input = readInputExact(file, "compact");
+      checkHeapRoom(input.text.length, `compact ${file}`, HEAP_BYTES_PER_CHAR.whole);
       if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
       for (const w of input.warnings) stderrLine(`warning: ${w}`);
       const budget = compactBudget(opts);
