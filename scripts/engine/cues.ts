@@ -188,20 +188,32 @@ export function hasForm(mask: number, f: Form): boolean {
 
 const SECTION_RES: [SectionKind, RegExp][] = [
   [
+    // Work not yet done (labelling-rules.md §9): checked before "log", whose completion cues it contains
+    // (未完了 holds 完了, 미완료 holds 완료, "not done" holds "done").
+    "procedure",
+    /\b(not (yet )?(done|completed|finished|implemented)|incomplete|unfinished|in progress|remaining|open items|outstanding)\b|未完了|未完成|未実装|未対応|未着手|進行中|进行中|待完成|待处理|未处理|미완료|미완성|미구현|진행\s*중|не\s*выполнено|не\s*завершено|в\s*работе|nicht erledigt|unerledigt|offen(e)? (punkte|aufgaben)|in arbeit|sin completar|en curso|por hacer/u,
+  ],
+  [
+    // A status snapshot ("Current status", 当前状态, 現状) describes the present state: belief, like a
+    // reference section (labelling-rules.md §10); checked before "log", whose cues its outer headings often hold.
+    "reference",
+    /\b(status|current state|state of the project)\b|状态|狀態|状況|現状|현재\s*상태|상태|состояние|статус|aktueller stand|zustand|estado actual/u,
+  ],
+  [
     "log",
     /\b(progress|changelog|change log|history|log|done|completed|recent changes|recent work|session|sessions|journal|accomplishments|milestones?|archive|release notes|timeline)\b|進捗|完了|履歴|更新履歴|作業ログ|実装済|进度|进展|已完成|完成情况|历史|更新日志|日志|進度|進展|歷史|日誌|紀錄|修復|修复记录|진행\s*상황|완료|이력|작업\s*로그|прогресс|выполнено|заверш|история|журнал|изменени|fortschritt|erledigt|verlauf|änderungen|protokoll|progreso|completado|historial|cambios|bitácora|(19|20)\d\d[-/.]\d\d?/u,
   ],
   [
     "binding",
-    /\b(rules?|must|never|always|mandatory|critical|important|required|requirements|constraints?|do not|don't|prohibited|forbidden|strict|non-negotiable|hard limits?|guardrails?|security|safety|compliance)\b|ルール|禁止|必須|重要|厳守|制約|规则|规范|禁止|必须|约束|重要|注意事项|規則|規範|約束|注意事項|규칙|금지|필수|중요|제약|правил|запрещ|обязательн|важно|ограничени|regeln|verboten|pflicht|wichtig|niemals|immer|reglas|prohibido|obligatori|importante|restricciones|nunca|siempre/u,
+    /\b(rules?|must|never|always|mandatory|critical|important|required|requirements|constraints?|do not|don't|prohibited|forbidden|strict|non-negotiable|hard limits?|guardrails?|security|safety|compliance|polic(y|ies))\b|ルール|禁止|必須|重要|厳守|制約|ポリシー|정책|политик|política|规则|规范|禁止|必须|约束|重要|注意事项|規則|規範|約束|注意事項|규칙|금지|필수|중요|제약|правил|запрещ|обязательн|важно|ограничени|regeln|verboten|pflicht|wichtig|niemals|immer|reglas|prohibido|obligatori|importante|restricciones|nunca|siempre/u,
   ],
   [
     "soft",
-    /\b(style|preferences?|conventions?|guidelines?|tips|best practices|recommendations?|suggestions?|philosophy|principles|tone|voice|formatting)\b|推奨|スタイル|方針|ガイドライン|風格|风格|建议|推荐|偏好|约定|惯例|권장|스타일|선호|컨벤션|стиль|рекомендаци|соглашени|предпочтени|stil|empfehlung|konventionen|präferenz|richtlinien|estilo|convenciones|recomendaciones|preferencias|principios/u,
+    /\b(style|preferences?|conventions?|tips|recommendations?|suggestions?|tone|voice|formatting|nice to have|optional)\b|推奨|スタイル|風格|风格|建议|推荐|偏好|约定|惯例|권장|스타일|선호|컨벤션|стиль|рекомендаци|соглашени|предпочтени|stil|empfehlung|konventionen|präferenz|estilo|convenciones|recomendaciones|preferencias/u,
   ],
   [
     "procedure",
-    /\b(workflow|steps?|how to|commands?|setup|set up|build|testing|tests?|deploy|deployment|release|install|installation|usage|getting started|procedure|process|checklist|todo|to-do|next steps?|tasks?|plans?|planned|roadmap|backlog|pending|goals?|what's left|future|upcoming|phase)\b|手順|コマンド|ワークフロー|セットアップ|次のステップ|タスク|今後|予定|残タスク|フェーズ|次にやること|步骤|步驟|命令|流程|工作流|部署|待办|待辦|下一步|任务|任務|计划|計劃|計畫|目标|目標|向后|향후|계획|목표|планы?|цели|ziele|geplant|objetivos|pendiente|절차|명령|워크플로|다음\s*단계|작업|шаги|команды|процесс|установка|задачи|следующ|schritte|befehle|ablauf|aufgaben|nächste|pasos|comandos|flujo|tareas|próximos/u,
+    /\b(workflow|steps?|how to|commands?|setup|set up|build|testing|tests?|deploy|deployment|release|install|installation|usage|getting started|procedure|process|checklist|todo|to-do|next steps?|tasks?|plans?|planned|roadmap|backlog|pending|goals?|what's left|future|upcoming|phase)\b|手順|コマンド|ワークフロー|セットアップ|次のステップ|タスク|今後|予定|残タスク|フェーズ|次にやること|步骤|步驟|命令|流程|工作流|部署|待办|待辦|下一步|第[一二三四五六七八九十\d]+步|任务|任務|计划|計劃|計畫|目标|目標|向后|향후|계획|목표|планы?|цели|ziele|geplant|objetivos|pendiente|절차|명령|워크플로|다음\s*단계|작업|шаги|команды|процесс|установка|задачи|следующ|schritte|befehle|ablauf|aufgaben|nächste|pasos|comandos|flujo|tareas|próximos/u,
   ],
   [
     "reference",

@@ -8,8 +8,10 @@
  */
 import { type Classifier, classifyUnits } from "../engine/classify.js";
 import { isStructure } from "../engine/units.js";
-import type { ClassifiedUnit, KnowledgeType, Unit } from "../engine/types.js";
+import type { ClassifiedUnit, KnowledgeType, Unit, UnitKind } from "../engine/types.js";
 import { termHashes } from "./bm25.js";
+import { hasForm, lineForms } from "../engine/cues.js";
+import { bodyText } from "../engine/features.js";
 
 /** The types that are rules: pinned word for word by compaction, copied by decompose, ranked first by retrieve. */
 export const RULE_TYPES: ReadonlySet<ClassifiedUnit["type"]> = new Set(["constraint", "procedural"]);
@@ -61,21 +63,33 @@ export function isRule(u: ClassifiedUnit): boolean {
  * compaction spends part of its budget on the units most likely to be rules the argmax missed. Chosen on
  * the real dev set by `npx tsx bench/real-compact.ts --sweep`: grouped 5-fold over its files, each fold's
  * threshold chosen on the other four (the lowest cut whose median smallest accepted ratio stays <= 0.60,
- * issue 12's floor); the folds chose 0.20 to 0.30, and this is their median (references/operators.md,
- * "Real files"). Re-run the sweep when the model is retrained: the cut is on its probabilities.
+ * issue 12's floor); with the current model the folds chose 0.45, 0.30, 0.30, 0.30 and 0.30, and this is
+ * their median (references/operators.md, "Real files"). Re-run the sweep when the model is retrained: the
+ * cut is on its probabilities.
  */
-export const PIN_MASS = 0.25;
+export const PIN_MASS = 0.3;
 
 /**
  * True when compaction must keep a unit byte for byte: a rule (isRule), or a content unit (not a heading,
  * the frontmatter, a table header or structure) whose rule mass reaches `pinMass` (a probability; above 1
- * the argmax alone decides). The unit's type is not changed: classify, decompose and retrieve still report
- * its argmax type, and compaction reports it as that type, pinned.
+ * the argmax alone decides) or, at pinMass <= 1, that is an output-language directive (isLanguageDirective). The unit's
+ * type is not changed: classify, decompose and retrieve still report its argmax type, and compaction
+ * reports it as that type, pinned.
  */
 export function isPinned(u: ClassifiedUnit, pinMass = PIN_MASS): boolean {
   if (isRule(u)) return true;
   if (u.type === "structure" || u.kind === "heading" || u.kind === "frontmatter" || u.kind === "table-header") return false;
-  return ruleMass(u.scores) >= pinMass;
+  return ruleMass(u.scores) >= pinMass || (pinMass <= 1 && isLanguageDirective(u));
+}
+
+/**
+ * True when a content unit's own form (its text and kind) is an output-language directive ("reply in
+ * Chinese", "commit messages in English", 中文で回答, на русском: cues.ts form "lang"). labelling-rules.md §5 makes these
+ * constraints with or without a modal, and they often sit in style sections whose scores say preference;
+ * one short line each, so compaction keeps them word for word at little cost.
+ */
+export function isLanguageDirective(u: { text: string; kind: UnitKind }): boolean {
+  return u.kind !== "code" && hasForm(lineForms(bodyText(u), u.text, u.kind), "lang");
 }
 
 /**

@@ -63,6 +63,28 @@ describe("sectionKind: from the lead-in and the nearest headings", () => {
     expect(sectionKind(["Nächste Schritte"], "")).toBe("procedure");
     expect(sectionKind(["Notes"], "")).toBe("neutral");
   });
+  it("work not yet done is a procedure, even where a completion cue is inside the word", () => {
+    // 未完了 holds 完了, 미완료 holds 완료, "Not done yet" holds "done": all are to-do sections (labelling-rules.md §9).
+    expect(sectionKind(["進捗", "未完了"], "")).toBe("procedure");
+    expect(sectionKind(["진행 상황", "미완료 작업"], "")).toBe("procedure");
+    expect(sectionKind(["Progress", "Not done yet"], "")).toBe("procedure");
+    expect(sectionKind(["Progress", "Done"], "")).toBe("log");
+  });
+  it("a status snapshot is descriptive (reference), not a log, and numbered step headings are procedures", () => {
+    expect(sectionKind(["项目进度", "当前状态"], "")).toBe("reference");
+    expect(sectionKind(["Progress", "Current status"], "")).toBe("reference");
+    expect(sectionKind(["提交流程", "第三步：生成提交信息"], "")).toBe("procedure");
+  });
+  it("guidelines and best practices are topics, not a declaration of softness", () => {
+    expect(sectionKind(["Git guidelines"], "")).toBe("neutral");
+    expect(sectionKind(["Testing best practices"], "")).toBe("procedure");
+    expect(sectionKind(["Preferences"], "")).toBe("soft");
+  });
+  it("a policy section is binding", () => {
+    expect(sectionKind(["Data retention policy"], "")).toBe("binding");
+    expect(sectionKind(["テスト実装ポリシー"], "")).toBe("binding");
+    expect(sectionKind(["언어 정책"], "")).toBe("binding");
+  });
   it("the lead-in wins over the heading", () => {
     expect(sectionKind(["Code style"], "These are hard rules, never break them:")).toBe("binding");
   });

@@ -4,7 +4,7 @@
  * still reported with its own type. The input is an authored memory-bank file in the shape real ones have
  * (tests/fixtures/operators/active-context.md: rules written without a modal, a progress log, notes);
  * the scores are scripted per line, in the pattern the model gives such lines on the real dev set
- * (a modal-free rule: argmax belief or preference with about 0.3 of rule mass).
+ * (a modal-free rule: argmax belief or preference with 0.35 to 0.5 of rule mass).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,8 +26,8 @@ const SMALL_PRS = "- Keep pull requests small, one topic each.";
 const ROWS: [string, number[]][] = [
   ["- Never write", [0.9, 0.05, 0.03, 0.01, 0.01]],
   ["- Run `make check`", [0.1, 0.85, 0.03, 0.01, 0.01]],
-  [DATES, [0.3, 0.0, 0.55, 0.15, 0.0]], // rule mass 0.30: a near-rule
-  [MONEY, [0.2, 0.1, 0.1, 0.6, 0.0]], // rule mass 0.30: a near-rule
+  [DATES, [0.4, 0.0, 0.45, 0.15, 0.0]], // rule mass 0.40: a near-rule
+  [MONEY, [0.25, 0.15, 0.0, 0.6, 0.0]], // rule mass 0.40: a near-rule
   [SMALL_PRS, [0.1, 0.0, 0.1, 0.8, 0.0]], // rule mass 0.10: a preference
   ["- Parsing the new", [0.0, 0.05, 0.3, 0.05, 0.6]],
   ["- The importer reads", [0.0, 0.1, 0.8, 0.05, 0.05]],
@@ -96,11 +96,17 @@ describe("isPinned", () => {
     ["a heading, however rule-like", { ...base, kind: "heading" as const, level: 2, text: "## NEVER", type: "constraint" as const, scores: { ...base.scores, constraint: 0.95, belief: 0.05, preference: 0 } }, false],
     ["a table header", { ...base, kind: "table-header" as const, text: "| rule | why |" }, false],
     ["the frontmatter (compaction keeps it as written, not as a rule)", { ...base, kind: "frontmatter" as const }, false],
+    // labelling-rules.md §5: an output-language directive is a rule without a modal, even under a style heading where the model says preference.
+    ["a reply-language directive the model calls a preference", { ...withMass(0.05), text: "- Reply in Spanish to the shop's customers; code comments stay short.", headings: ["Tone and style"], type: "preference" as const }, true],
+    ["a reply-language directive in Japanese", { ...withMass(0.05), text: "- 回答は日本語で、丁寧語を使う。", type: "preference" as const }, true],
+    ["a line that only names a language", { ...withMass(0.05), text: "- The docs site is built with a Spanish theme.", type: "belief" as const }, false],
+    ["a code block that prints a language name", { ...withMass(0.05), kind: "code" as const, text: 'echo "reply in english"', type: "belief" as const }, false],
   ])("%s", (_name, u, want) => {
     expect(isPinned(u)).toBe(want);
   });
   it("above 1 it is isRule", () => {
-    for (const u of [base, { ...base, type: "procedural" as const }, withMass(0.99)]) expect(isPinned(u, 1.01)).toBe(isRule(u));
+    const directive: ClassifiedUnit = { ...withMass(0.05), text: "- Reply in Spanish to the shop's customers.", type: "preference" };
+    for (const u of [base, { ...base, type: "procedural" as const }, withMass(0.99), directive]) expect(isPinned(u, 1.01)).toBe(isRule(u));
   });
 });
 

@@ -10,12 +10,12 @@ import { type ClassifyRowJson as ClassifyRow, ClassifyRowSchema } from "../../sc
 import { CompactErrorSchema, CompactReportSchema, ManifestSchema, RetrieveJsonSchema } from "../../scripts/cli/operator-json.js";
 import { estimateTokens } from "../../scripts/engine/budget.js";
 import type { Classifier } from "../../scripts/engine/classify.js";
-import type { KnowledgeType } from "../../scripts/engine/types.js";
+import type { KnowledgeType, UnitKind } from "../../scripts/engine/types.js";
 import { segment } from "../../scripts/engine/units.js";
 import { CompactionUnsafeError } from "../../scripts/errors.js";
 import { loadClassifier } from "../../scripts/io/model-file.js";
 import { compact, minRatio } from "../../scripts/operators/compact.js";
-import { decideUnits, isPinned, PIN_MASS, ruleMass } from "../../scripts/operators/policy.js";
+import { decideUnits, isLanguageDirective, isPinned, PIN_MASS, ruleMass } from "../../scripts/operators/policy.js";
 import { ensureBundle, removeTempDirs, repo, tempDir, triage } from "../cli/helpers.js";
 
 const files = [...readdirSync(join(repo, "examples")).filter((f) => f.endsWith(".md")).sort().map((f) => `examples/${f}`), ...readdirSync(join(repo, "data/test")).filter((f) => f.endsWith(".md")).sort().map((f) => `data/test/${f}`)];
@@ -23,12 +23,13 @@ const key = (file: string, line: number): string => `${file}:${line}`;
 
 /**
  * Compaction's pin decision from a classify row (policy.ts isPinned): the frontmatter; a non-heading rule;
- * or a content unit other than a heading or table header with rule mass >= PIN_MASS.
+ * or a content unit other than a heading or table header with rule mass >= PIN_MASS or an output-language
+ * directive's form (policy.ts isLanguageDirective).
  */
-const pinnedFrom = (row: { type: string; scores: Record<KnowledgeType, number> }, kind: string | undefined): boolean =>
+const pinnedFrom = (row: { type: string; text: string; scores: Record<KnowledgeType, number> }, kind: UnitKind | undefined): boolean =>
   kind === "frontmatter" ||
   (kind !== "heading" && (row.type === "constraint" || row.type === "procedural")) ||
-  (kind !== "heading" && kind !== "table-header" && row.type !== "structure" && ruleMass(row.scores) >= PIN_MASS);
+  (kind !== undefined && kind !== "heading" && kind !== "table-header" && row.type !== "structure" && (ruleMass(row.scores) >= PIN_MASS || isLanguageDirective({ text: row.text, kind })));
 
 describe("classify, compact, decompose and retrieve agree on every unit's type", { timeout: 240_000 }, () => {
   const types = new Map<string, string>();
