@@ -84,8 +84,20 @@ function toUnit(text: string): Unit {
 const GUARDED_PATH =
   /(?<![\p{L}])(?:edit\p{L}*|touch\p{L}*|chang\p{L}*|modif\p{L}*|alter\p{L}*|rewrit\p{L}*|refactor\p{L}*|delet\p{L}*|remov\p{L}*|ändern|änderungen|anfassen|bearbeit\p{L}*|editier\p{L}*|lösch\p{L}*|toques|toqu\p{L}*|cambi\p{L}*|borr\p{L}*|прав\p{L}*|трога\p{L}*|меня\p{L}*|редактир\p{L}*|удаля\p{L}*)(?![\p{L}])[^.;!?]{0,40}?(?<![\p{L}])(?:in|inside|under|within|im|unter|innerhalb|en|dentro de|в|во|внутри)\s+`?((?:\.?[\w-]+\/)+[\w*-]*)`?/iu;
 
-/** The folder glob of a path a rule guards against changes (GUARDED_PATH), or undefined. */
+/**
+ * A path a rule keeps off limits as its object: "leave web/player alone", "lass web/player in Ruhe", "deja web/player
+ * en paz", "web/player is read-only", "web/player bleibt eingefroren", "web/player не трогаем". The path is where the rule applies.
+ */
+const OFF_LIMITS_PATH =
+  /(?<![\p{L}])(?:leave|lass|lasst|lassen sie|deja|dejad|dejen)\s+`?((?:\.?[\w-]+\/)+[\w*-]*)`?\s+(?:alone|untouched|in ruhe|unangetastet|en paz|como está)|`?((?:\.?[\w-]+\/)+[\w*-]*)`?\s+(?:(?:is|stays|remains|bleibt|ist|es|está|queda|sigue|остаётся|остается)\s+(?:read-only|frozen|untouched|off-limits|off limits|schreibgeschützt|tabu|gesperrt|eingefroren|de solo lectura|intocable|congelad\p{L}*|только для чтения|заморожен\p{L}*)|(?:не|никто не)\s+(?:трога|меня|прав|редактир)\p{L}*)/iu;
+
+/** The folder glob of a path a rule guards against changes (GUARDED_PATH, OFF_LIMITS_PATH), or undefined. */
 function guardedPath(text: string): string | undefined {
+  const o = OFF_LIMITS_PATH.exec(text);
+  if (o) {
+    const folder = ((o[1] ?? o[2]) as string).replace(/^\.\//, "").replace(/\/+$/, "").replace(/\/\*+$/, "");
+    if (folder !== "") return `${folder}/**`;
+  }
   const m = GUARDED_PATH.exec(text);
   if (!m) return undefined;
   const folder = (m[1] as string).replace(/^\.\//, "").replace(/\/+$/, "").replace(/\/\*+$/, "");

@@ -1,0 +1,45 @@
+/**
+ * Issue 13, third generalisation pass: probe sentences written for these tests (none is in data/utterances or
+ * data/sessions), in several languages, through real extraction runs on real-shaped transcripts. Scope of a rule
+ * that expires ("Until …, X is read-only"), rules quoted or reported rather than given, a task that contains a rule,
+ * and a sentence whose pronoun points at the sentence before it.
+ */
+import { rmSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { folderScope } from "../../scripts/memory/folder-scope.js";
+import { loadStore } from "../../scripts/memory/store/state.js";
+import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
+import { extractText, tempProject } from "./helpers.js";
+
+/** Active rules (text and scope globs) after one extraction of the given user turns, each answered by the assistant. */
+async function rulesAfter(turns: readonly string[], folders: readonly string[] = []): Promise<Array<{ text: string; scope: string[] }>> {
+  const p = tempProject();
+  try {
+    await extractText(p, jsonl(turns.flatMap((t) => [user(t), assistant("OK.")])), { folders: [...folders] });
+    return loadStore(p.rulesDir)
+      .rules.filter((r) => r.status === "active")
+      .map((r) => ({ text: r.text, scope: [...r.globs] }));
+  } finally {
+    rmSync(p.dir, { recursive: true, force: true });
+  }
+}
+
+describe("a rule that expires is scoped to the folder it keeps off limits", () => {
+  const folders = ["ledger", "ledger/core", "mobile", "mobile/app", "intake", "atlas", "reports"];
+  it.each([
+    ["Until the audit closes, ledger is read-only for you.", ["ledger/**"]],
+    ["Until next Monday, leave mobile/app alone.", ["mobile/app/**"]],
+    ["Bis zur Abnahme bitte keine Änderungen an intake.", ["intake/**"]],
+    ["Пока идёт ревизия, то есть до пятницы, reports не трогаем.", ["reports/**"]],
+    ["Diese Woche keine Änderungen am ATLAS-Modul, es wird geprüft.", ["atlas/**"]],
+  ])("%s -> %j", async (text, globs) => {
+    const rules = await rulesAfter([text], folders);
+    expect(rules.find((r) => r.text.startsWith(text.slice(0, 12)))?.scope).toEqual(globs);
+  });
+  it.each([
+    ["Shipments leave only through the ATLAS-Modul gateway.", []],
+    ["Copy the nightly totals to reports when you are done.", []],
+  ])("a folder a sentence only mentions gives no scope: %s", (text, globs) => {
+    expect(folderScope(text, folders)).toEqual(globs);
+  });
+});
