@@ -69,6 +69,14 @@ export const EXCEPTION_MARGIN = 1.5;
 /** A marker with nothing after it ("二人確認の件、訂正。", "Correction:", "Поправка:"): a header for the next sentence, not a rule. */
 const HEADER_ONLY = /(?:訂正|更正|修正|정정|correction|korrektur|поправка|corrección|präzisierung|nachtrag)[\s。.!！:：]*$/iu;
 
+/**
+ * A sentence that announces a change to a rule and says nothing else ("감사 로그 얘기 좀 바꿀게.", "Let me change the
+ * export rule.", "Ich ändere die Regel zu den Exporten.", "Поменяю правило про логи.", "ログの件を変えます。"): a header,
+ * not a rule; the next sentence of the same message is the refinement.
+ */
+const REFINE_HEADER =
+  /^(?:(?:let me|i(?:'ll| will| am going to|'m going to)|we(?:'ll| will)) (?:change|update|adjust|amend|revise) (?:the |that |this |one )?[^.,;:]{0,40}?(?:rule|thing|bit|part)?|ich (?:ändere|passe) (?:die |das )?[^.,;:]{0,40}?(?:an)?|(?:voy a )?cambi(?:o|ar) (?:la regla|lo)[^.,;:]{0,40}|(?:поменяю|изменю|уточню) [^.,;:]{0,40})[.!]?$|(?:얘기|건|규칙|부분|거)\s*(?:좀\s*)?(?:바꿀게(?:요)?|바꿉니다|수정할게(?:요)?|수정합니다|변경할게(?:요)?|변경합니다)[.!]?$|(?:の件|のルール|の話)[をは]?\s*(?:変えます|変更します|修正します|変えるね)[。.!]?$|^(?:那条|这条|那个规则|规则)?(?:我)?改一下[。.!]?$/iu;
+
 const PERMISSION_RE = /\b(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|feel free to|you(?:'re| are) (?:now )?allowed to|is (?:now )?(?:allowed|permitted))\b|можно|可以|してもいい|해도 돼/iu;
 
 function toUnit(text: string): Unit {
@@ -189,6 +197,9 @@ export function judge(
   const out = cands.map((c, i) => {
     const p = probs[i] as Record<KnowledgeType, number>;
     const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
+    // The sentence after a header that announces a change, in the same message, is the refinement it announces.
+    const before = i > 0 ? (cands[i - 1] as Candidate) : undefined;
+    if (before && before.source.offset === c.source.offset && REFINE_HEADER.test(before.text.trim())) cues.refinement = true;
     // An end date on something the sentence model reads as a rule ("until the migration is done, hold off on …")
     // is evidence it holds for a while (durability.ts adds WEIGHTS.expiry only next to a normative or standing cue).
     const timed = cues.expiry && logit > 0 && !(cues.normative || cues.standing || cues.fact || cues.grant) ? WEIGHTS.expiry : 0;
@@ -196,7 +207,7 @@ export function judge(
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
     // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over, a request for this
     // time only. Whatever the model says.
-    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text)) {
+    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text) || REFINE_HEADER.test(c.text.trim())) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }
     // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.
