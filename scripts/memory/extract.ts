@@ -9,6 +9,7 @@ import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
 import { expiresAt, expiryPhrase } from "./expiry.js";
 import { folderScope } from "./folder-scope.js";
+import { leansOnPrevious, reportedNotGiven } from "./reported.js";
 import { meaningKeys, RULE_REFERENCE } from "./withdraw.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WEIGHTS, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
@@ -207,7 +208,7 @@ export function judge(
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
     // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over, a request for this
     // time only. Whatever the model says.
-    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text) || REFINE_HEADER.test(c.text.trim())) {
+    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text) || REFINE_HEADER.test(c.text.trim()) || reportedNotGiven(c.text)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }
     // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.
@@ -245,6 +246,16 @@ export function judge(
     const v = out[i] as Verdict;
     const prev = out[i - 1] as Verdict;
     if (v.kind === "retraction" && v.context !== undefined && prev.kind === "rule") out[i - 1] = { ...prev, keep: false, kind: "drop", score: Math.min(prev.score, threshold - 1) };
+  }
+  // "The staging key is [REDACTED], use it for the smoke tests. Never print it in logs.": a rule whose object is a bare
+  // pronoun is kept with the sentence of the same message that names it, so the rule file reads on its own.
+  for (let i = 1; i < out.length; i++) {
+    const v = out[i] as Verdict;
+    const prev = out[i - 1] as Verdict;
+    const c = cands[i] as Candidate;
+    if (v.keep && v.kind === "rule" && !prev.keep && (cands[i - 1] as Candidate).source.offset === c.source.offset && !prev.cues.includes("question") && leansOnPrevious(v.text)) {
+      out[i] = { ...v, text: `${prev.text.trim()} ${v.text.trim()}` };
+    }
   }
   return out;
 }

@@ -7,9 +7,11 @@
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { folderScope } from "../../scripts/memory/folder-scope.js";
+import { leansOnPrevious, reportedNotGiven } from "../../scripts/memory/reported.js";
 import { loadStore } from "../../scripts/memory/store/state.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
-import { extractText, tempProject } from "./helpers.js";
+import { FAKE_SECRETS, expandSecrets, holdsSecret } from "../fixtures/memory/secrets.js";
+import { extractText, ruleFilesText, tempProject } from "./helpers.js";
 
 /** Active rules (text and scope globs) after one extraction of the given user turns, each answered by the assistant. */
 async function rulesAfter(turns: readonly string[], folders: readonly string[] = []): Promise<Array<{ text: string; scope: string[] }>> {
@@ -30,6 +32,8 @@ describe("a rule that expires is scoped to the folder it keeps off limits", () =
     ["Until the audit closes, ledger is read-only for you.", ["ledger/**"]],
     ["Until next Monday, leave mobile/app alone.", ["mobile/app/**"]],
     ["Bis zur Abnahme bitte keine Änderungen an intake.", ["intake/**"]],
+    ["Bis Freitag, ledger bleibt eingefroren.", ["ledger/**"]],
+    ["Hasta el cierre del trimestre, intake queda congelado.", ["intake/**"]],
     ["Пока идёт ревизия, то есть до пятницы, reports не трогаем.", ["reports/**"]],
     ["Diese Woche keine Änderungen am ATLAS-Modul, es wird geprüft.", ["atlas/**"]],
   ])("%s -> %j", async (text, globs) => {
@@ -74,5 +78,60 @@ describe("a refinement supersedes the rule it changes, however it is announced",
     const checklist = "Порядок закрытия квартала:\n- выгрузить остатки по складам\n- сверить счета\n- отдать отчёт на проверку";
     const rules = await storeAfter([checklist, "Отчёты в reports теперь выгружаем в csv, никаких xlsx."]);
     expect(rules.find((r) => r.text.startsWith("Порядок закрытия"))?.status).toBe("active");
+  });
+});
+
+describe("a rule quoted or reported is not a rule given", () => {
+  it.each([
+    "My manager says we must never squash commits, but I disagree, squash all you like.",
+    'The old wiki said "Always deploy from the release branch" but that is outdated.',
+    "Mein Kollege meint, man soll Migrationen immer von Hand schreiben, aber das sehe ich anders.",
+    "Mi jefa dice que nunca usemos ORM, pero no estoy de acuerdo.",
+    "Коллега говорит, что всегда надо писать тесты до кода, но я не согласен.",
+    "同事说永远不要用 ORM，但我不同意。",
+    'Translate to German: "Never store passwords in plain text."',
+    "Переведи на английский: «Никогда не храни пароли в открытом виде».",
+    "把这句翻译成日语：“永远不要在周五发布。”",
+    "「本番には絶対に直接デプロイしない」を英語に翻訳して。",
+  ])("not written: %s", async (text) => {
+    expect(reportedNotGiven(text)).toBe(true);
+    const rules = await rulesAfter([text]);
+    expect(rules).toEqual([]);
+  });
+  it.each([
+    "My manager says we always squash commits, and she is right: always squash.",
+    "Never store passwords in plain text.",
+    'Always quote paths in shell scripts, like "$HOME/bin".',
+  ])("still a rule: %s", async (text) => {
+    expect(reportedNotGiven(text)).toBe(false);
+    expect((await rulesAfter([text])).length).toBe(1);
+  });
+});
+
+describe("a rule whose object is a bare pronoun is kept with the sentence that names it", () => {
+  it("the key sentence and its rule are written together, the key redacted", async () => {
+    const stripe = FAKE_SECRETS.find((f) => f.name === "stripe") as (typeof FAKE_SECRETS)[number];
+    const p = tempProject();
+    try {
+      const msg = expandSecrets("The staging payments key is ${SECRET:stripe}, use it for the smoke tests. Never print it in logs.");
+      await extractText(p, jsonl([user(msg), assistant("Understood.")]));
+      const active = loadStore(p.rulesDir).rules.filter((r) => r.status === "active").map((r) => r.text);
+      expect(active.some((t) => t.startsWith("Never print it"))).toBe(false);
+      expect(active.some((t) => t.includes("payments key") && t.endsWith("Never print it in logs."))).toBe(true);
+      expect(holdsSecret(ruleFilesText(p.rulesDir), stripe)).toBe(false);
+    } finally {
+      rmSync(p.dir, { recursive: true, force: true });
+    }
+  });
+  it.each([
+    ["Never print it in logs.", true],
+    ["Gib es nie an Dritte weiter.", true],
+    ["Nunca lo subas al repositorio.", true],
+    ["Никогда не выводи его в логи.", true],
+    ["别把它写进日志。", true],
+    ["Never print tokens in logs.", false],
+    ["Keep the staging key out of git, never print it in logs, and rotate it every month after the billing run.", false],
+  ])("%s leans on the sentence before: %s", (text, leans) => {
+    expect(leansOnPrevious(text)).toBe(leans);
   });
 });
