@@ -225,6 +225,9 @@ export function judge(
     // "About the Friday freeze. That's over now.": a withdrawal that names nothing takes its subject from the sentence before.
     const context = prev && prev.source.offset === c.source.offset && contentless(c.text) ? { context: prev.text } : {};
     if (withdraws && !cues.question) return { ...base, ...context, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
+    // "改一下导出格式：exports 里改成 SAS XPT v5，不再出 CSV。": a refinement that says what no longer holds states the new rule;
+    // it supersedes its parent (the store finds it by meaning) rather than only taking it back.
+    if (cues.retraction && cues.refinement && !cues.question && !cues.release && score >= threshold && !contentless(c.text)) return { ...base, keep: true, kind: "rule" as const };
     if (cues.retraction && !cues.question) return { ...base, ...context, keep: true, kind: "retraction" as const };
     // "Skip the post-deploy smoke tests from now on", "以后可以不跑了": takes back the rule that asked for it; the store
     // keeps it as a rule of its own only when it finds no such rule and it scores as one.

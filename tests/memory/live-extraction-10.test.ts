@@ -65,6 +65,8 @@ describe("a refinement supersedes the rule it changes, however it is announced",
     ["모든 환불은 항상 정산 큐를 거칩니다.", "환불 얘기 좀 바꿀게. 환불은 정산 큐를 거치고, 팀장 승인도 받아야 해.", "팀장 승인"],
     ["アクセスログは取得から7日で消します。", "アクセスログの保存期間は取得から90日に変わりました。", "90日"],
     ["Цены в catalog храним в копейках, без исключений.", "Цены в catalog теперь храним в рублях с двумя знаками, тоже без исключений.", "рублях"],
+    ["reports 里的报表一律用 PDF 格式。", "改一下报表格式：reports 里改成 HTML，不再出 PDF。", "HTML"],
+    ["Invoices are always rendered as PDF.", "Change to invoices: they are always rendered as HTML now, no longer as PDF.", "HTML"],
   ])("%s / %s", async (rule, refined, mark) => {
     const rules = await storeAfter([rule, "Got it, thanks.", refined]);
     expect(rules.find((r) => r.text === rule)?.status).toBe("retired");
