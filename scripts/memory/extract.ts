@@ -76,7 +76,7 @@ const HEADER_ONLY = /(?:訂正|更正|修正|정정|correction|korrektur|поп�
  * not a rule; the next sentence of the same message is the refinement.
  */
 const REFINE_HEADER =
-  /^(?:(?:let me|i(?:'ll| will| am going to|'m going to)|we(?:'ll| will)) (?:change|update|adjust|amend|revise) (?:the |that |this |one )?[^.,;:]{0,40}?(?:rule|thing|bit|part)?|ich (?:ändere|passe) (?:die |das )?[^.,;:]{0,40}?(?:an)?|(?:voy a )?cambi(?:o|ar) (?:la regla|lo)[^.,;:]{0,40}|(?:поменяю|изменю|уточню) [^.,;:]{0,40})[.!]?$|(?:얘기|건|규칙|부분|거)\s*(?:좀\s*)?(?:바꿀게(?:요)?|바꿉니다|수정할게(?:요)?|수정합니다|변경할게(?:요)?|변경합니다)[.!]?$|(?:の件|のルール|の話)[をは]?\s*(?:変えます|変更します|修正します|変えるね)[。.!]?$|^(?:那条|这条|那个规则|规则)?(?:我)?改一下[。.!]?$/iu;
+  /^(?:(?:let me|i(?:'ll| will| am going to|'m going to)|we(?:'ll| will)) (?:change|update|adjust|amend|revise) (?:the |that |this |one )?[^.,;:]{0,40}?(?:rule|thing|bit|part)?|ich (?:ändere|passe) (?:die |das )?[^.,;:]{0,40}?(?:an)?|(?:voy a )?cambi(?:o|ar) (?:la regla|lo)[^.,;:]{0,40}|(?:поменяю|изменю|уточню) [^.,;:]{0,40})[.!]?$|(?:얘기|건|규칙|부분|거|방식|형식|정책|절차)[은는을를]?\s*(?:좀\s*)?(?:바꿀게(?:요)?|바꿉니다|수정할게(?:요)?|수정합니다|변경할게(?:요)?|변경합니다|변경하겠습니다)[.!]?$|(?:方式|形式|方針|手順)を(?:変更します|変えます)[。.!]?$|^i(?:'m| am) (?:changing|updating) (?:how|the way|the rule)[^.,;:]{0,40}[.!]?$|(?:の件|のルール|の話)[をは]?\s*(?:変えます|変更します|修正します|変えるね)[。.!]?$|^(?:那条|这条|那个规则|规则)?(?:我)?改一下[。.!]?$/iu;
 
 const PERMISSION_RE = /\b(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|feel free to|you(?:'re| are) (?:now )?allowed to|is (?:now )?(?:allowed|permitted))\b|можно|可以|してもいい|해도 돼/iu;
 

@@ -137,3 +137,21 @@ describe("a rule whose object is a bare pronoun is kept with the sentence that n
     expect(leansOnPrevious(text)).toBe(leans);
   });
 });
+
+describe("a release worded as 'may be skipped now' takes its rule back", () => {
+  it.each([
+    ["배포 전에는 항상 스테이징에서 환불 시나리오를 돌립니다.", "배포 전 스테이징 환불 시나리오는 이제 생략하셔도 됩니다."],
+    ["リリース前に必ず負荷テストを回すこと。", "リリース前の負荷テストは、もう省略してもいいです。"],
+    ["发布前一定要跑一遍压力测试。", "发布前的压力测试以后可以省略了。"],
+  ])("%s / %s", async (rule, release) => {
+    const rules = await storeAfter([rule, "OK.", release]);
+    expect(rules.find((r) => r.text === rule)?.status).toBe("retired");
+    expect(rules.some((r) => r.status === "active" && r.text === release)).toBe(false);
+  });
+  it("a header 'X 방식을 변경합니다.' is not a rule; the sentence after it supersedes the rule it changes", async () => {
+    const rules = await storeAfter(["포인트는 항상 주문 즉시 적립합니다.", "OK.", "포인트 적립 방식을 변경합니다. 포인트는 결제 확정 후에만 적립합니다."]);
+    expect(rules.some((r) => r.text.includes("변경합니다"))).toBe(false);
+    expect(rules.find((r) => r.text === "포인트는 항상 주문 즉시 적립합니다.")?.status).toBe("retired");
+    expect(rules.some((r) => r.status === "active" && r.text.includes("결제 확정 후"))).toBe(true);
+  });
+});
