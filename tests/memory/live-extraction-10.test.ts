@@ -8,6 +8,7 @@ import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { folderScope } from "../../scripts/memory/folder-scope.js";
 import { leansOnPrevious, reportedNotGiven } from "../../scripts/memory/reported.js";
+import { meaningKeys } from "../../scripts/memory/withdraw.js";
 import { loadStore } from "../../scripts/memory/store/state.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
 import { FAKE_SECRETS, expandSecrets, holdsSecret } from "../fixtures/memory/secrets.js";
@@ -153,5 +154,23 @@ describe("a release worded as 'may be skipped now' takes its rule back", () => {
     expect(rules.some((r) => r.text.includes("변경합니다"))).toBe(false);
     expect(rules.find((r) => r.text === "포인트는 항상 주문 즉시 적립합니다.")?.status).toBe("retired");
     expect(rules.some((r) => r.status === "active" && r.text.includes("결제 확정 후"))).toBe(true);
+  });
+});
+
+describe("a withdrawal that names its rule by a loanword finds it ('テスト' / 'test:…', '템플릿' / 'templates')", () => {
+  it.each([
+    ["テスト", "test"],
+    ["템플릿 테스트", "templ"],
+    ["Про деплой", "deplo"],
+  ])("%s has the key %s", (text, key) => {
+    expect(meaningKeys(text).has(key)).toBe(true);
+  });
+  it.each([
+    [["デプロイの前に npm run test:api を回すこと。", "main には絶対に直接 push しないこと。"], "デプロイ前のテストの件は取り消します。"],
+    [["배포 전에 항상 npm run test:templates 돌려요.", "main 브랜치에는 절대 직접 푸시하지 마세요."], "아까 템플릿 테스트 얘기요, 그거 이제 안 해도 돼요."],
+  ])("%j / %s", async ([target, other], withdrawal) => {
+    const rules = await storeAfter([target as string, "OK.", other as string, "OK.", withdrawal]);
+    expect(rules.find((r) => r.text === target)?.status).toBe("retired");
+    expect(rules.find((r) => r.text === other)?.status).toBe("active");
   });
 });
