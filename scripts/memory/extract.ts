@@ -257,7 +257,8 @@ export function judge(
     const prev = out[i - 1] as Verdict;
     const c = cands[i] as Candidate;
     if (v.keep && v.kind === "rule" && !prev.keep && (cands[i - 1] as Candidate).source.offset === c.source.offset && !prev.cues.includes("question") && leansOnPrevious(v.text)) {
-      out[i] = { ...v, text: `${prev.text.trim()} ${v.text.trim()}` };
+      const joined = out[i] as (typeof out)[number];
+      out[i] = { ...joined, text: `${prev.text.trim()} ${v.text.trim()}` };
     }
   }
   return out;

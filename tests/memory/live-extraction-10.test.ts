@@ -11,7 +11,7 @@ import { leansOnPrevious, reportedNotGiven } from "../../scripts/memory/reported
 import { meaningKeys } from "../../scripts/memory/withdraw.js";
 import { loadStore } from "../../scripts/memory/store/state.js";
 import { assistant, jsonl, user } from "../fixtures/memory/jsonl.js";
-import { FAKE_SECRETS, expandSecrets, holdsSecret } from "../fixtures/memory/secrets.js";
+import { FAKE_SECRETS, holdsSecret } from "../fixtures/memory/secrets.js";
 import { extractText, ruleFilesText, tempProject } from "./helpers.js";
 
 /** Active rules (text and scope globs) after one extraction of the given user turns, each answered by the assistant. */
@@ -116,7 +116,7 @@ describe("a rule whose object is a bare pronoun is kept with the sentence that n
     const stripe = FAKE_SECRETS.find((f) => f.name === "stripe") as (typeof FAKE_SECRETS)[number];
     const p = tempProject();
     try {
-      const msg = expandSecrets("The staging payments key is ${SECRET:stripe}, use it for the smoke tests. Never print it in logs.");
+      const msg = `The staging payments key is ${stripe.needle}, use it for the smoke tests. Never print it in logs.`;
       await extractText(p, jsonl([user(msg), assistant("Understood.")]));
       const active = loadStore(p.rulesDir).rules.filter((r) => r.status === "active").map((r) => r.text);
       expect(active.some((t) => t.startsWith("Never print it"))).toBe(false);
