@@ -857,7 +857,14 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   const rule = newRule(st, terms, store);
   if (st.refine) {
     // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
-    const parent = findWithdrawTarget(store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id)), st.text, { refinement: true });
+    // A procedure (steps) is refined only by a statement with steps of its own: a one-line change of format or number
+    // refines a one-line rule, not a checklist that happens to share a word with it.
+    const steps = (t: string): boolean => /\n|\s2[.)]\s/.test(t);
+    const parent = findWithdrawTarget(
+      store.rules.filter((r) => r.status === "active" && r.kind !== "permission" && !retired.includes(r.id) && (!steps(r.text) || steps(st.text))),
+      st.text,
+      { refinement: true },
+    );
     if (parent) {
       retired.push(parent.id);
       // "Correction on payouts: …" applies where the rule it refines applies, unless it names a place of its own.

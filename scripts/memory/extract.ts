@@ -10,6 +10,7 @@ import type { RuleSource } from "./store/store-schema.js";
 import type { Statement } from "./consolidate.js";
 import { expiresAt, expiryPhrase } from "./expiry.js";
 import { folderScope } from "./folder-scope.js";
+import { leansOnPrevious, reportedNotGiven } from "./reported.js";
 import { meaningKeys, RULE_REFERENCE } from "./withdraw.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WEIGHTS, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
@@ -70,6 +71,14 @@ export const EXCEPTION_MARGIN = 1.5;
 /** A marker with nothing after it ("二人確認の件、訂正。", "Correction:", "Поправка:"): a header for the next sentence, not a rule. */
 const HEADER_ONLY = /(?:訂正|更正|修正|정정|correction|korrektur|поправка|corrección|präzisierung|nachtrag)[\s。.!！:：]*$/iu;
 
+/**
+ * A sentence that announces a change to a rule and says nothing else ("감사 로그 얘기 좀 바꿀게.", "Let me change the
+ * export rule.", "Ich ändere die Regel zu den Exporten.", "Поменяю правило про логи.", "ログの件を変えます。"): a header,
+ * not a rule; the next sentence of the same message is the refinement.
+ */
+const REFINE_HEADER =
+  /^(?:(?:let me|i(?:'ll| will| am going to|'m going to)|we(?:'ll| will)) (?:change|update|adjust|amend|revise) (?:the |that |this |one )?[^.,;:]{0,40}?(?:rule|thing|bit|part)?|ich (?:ändere|passe) (?:die |das )?[^.,;:]{0,40}?(?:an)?|(?:voy a )?cambi(?:o|ar) (?:la regla|lo)[^.,;:]{0,40}|(?:поменяю|изменю|уточню) [^.,;:]{0,40})[.!]?$|(?:얘기|건|규칙|부분|거|방식|형식|정책|절차)[은는을를]?\s*(?:좀\s*)?(?:바꿀게(?:요)?|바꿉니다|수정할게(?:요)?|수정합니다|변경할게(?:요)?|변경합니다|변경하겠습니다)[.!]?$|(?:方式|形式|方針|手順)を(?:変更します|変えます)[。.!]?$|^i(?:'m| am) (?:changing|updating) (?:how|the way|the rule)[^.,;:]{0,40}[.!]?$|(?:の件|のルール|の話)[をは]?\s*(?:変えます|変更します|修正します|変えるね)[。.!]?$|^(?:那条|这条|那个规则|规则)?(?:我)?改一下[。.!]?$/iu;
+
 const PERMISSION_RE = /\b(?:you (?:can|may)|(?:it'?s|it is) (?:ok|okay|fine|alright) to|feel free to|you(?:'re| are) (?:now )?allowed to|is (?:now )?(?:allowed|permitted))\b|можно|可以|してもいい|해도 돼/iu;
 
 function toUnit(text: string): Unit {
@@ -85,8 +94,20 @@ function toUnit(text: string): Unit {
 const GUARDED_PATH =
   /(?<![\p{L}])(?:edit\p{L}*|touch\p{L}*|chang\p{L}*|modif\p{L}*|alter\p{L}*|rewrit\p{L}*|refactor\p{L}*|delet\p{L}*|remov\p{L}*|ändern|änderungen|anfassen|bearbeit\p{L}*|editier\p{L}*|lösch\p{L}*|toques|toqu\p{L}*|cambi\p{L}*|borr\p{L}*|прав\p{L}*|трога\p{L}*|меня\p{L}*|редактир\p{L}*|удаля\p{L}*)(?![\p{L}])[^.;!?]{0,40}?(?<![\p{L}])(?:in|inside|under|within|im|unter|innerhalb|en|dentro de|в|во|внутри)\s+`?((?:\.?[\w-]+\/)+[\w*-]*)`?/iu;
 
-/** The folder glob of a path a rule guards against changes (GUARDED_PATH), or undefined. */
+/**
+ * A path a rule keeps off limits as its object: "leave web/player alone", "lass web/player in Ruhe", "deja web/player
+ * en paz", "web/player is read-only", "web/player bleibt eingefroren", "web/player не трогаем". The path is where the rule applies.
+ */
+const OFF_LIMITS_PATH =
+  /(?<![\p{L}])(?:leave|lass|lasst|lassen sie|deja|dejad|dejen)\s+`?((?:\.?[\w-]+\/)+[\w*-]*)`?\s+(?:alone|untouched|in ruhe|unangetastet|en paz|como está)|`?((?:\.?[\w-]+\/)+[\w*-]*)`?\s+(?:(?:is|stays|remains|bleibt|ist|es|está|queda|sigue|остаётся|остается)\s+(?:read-only|frozen|untouched|off-limits|off limits|schreibgeschützt|tabu|gesperrt|eingefroren|de solo lectura|intocable|congelad\p{L}*|только для чтения|заморожен\p{L}*)|(?:не|никто не)\s+(?:трога|меня|прав|редактир)\p{L}*)/iu;
+
+/** The folder glob of a path a rule guards against changes (GUARDED_PATH, OFF_LIMITS_PATH), or undefined. */
 function guardedPath(text: string): string | undefined {
+  const o = OFF_LIMITS_PATH.exec(text);
+  if (o) {
+    const folder = ((o[1] ?? o[2]) as string).replace(/^\.\//, "").replace(/\/+$/, "").replace(/\/\*+$/, "");
+    if (folder !== "") return `${folder}/**`;
+  }
   const m = GUARDED_PATH.exec(text);
   if (!m) return undefined;
   const folder = (m[1] as string).replace(/^\.\//, "").replace(/\/+$/, "").replace(/\/\*+$/, "");
@@ -178,6 +199,9 @@ export function judge(
   const out = cands.map((c, i) => {
     const p = probs[i] as Record<KnowledgeType, number>;
     const { globs, cues, logit } = pre[i] as { globs: string[]; cues: Cues; logit: number };
+    // The sentence after a header that announces a change, in the same message, is the refinement it announces.
+    const before = i > 0 ? (cands[i - 1] as Candidate) : undefined;
+    if (before && before.source.offset === c.source.offset && REFINE_HEADER.test(before.text.trim())) cues.refinement = true;
     // An end date on something the sentence model reads as a rule ("until the migration is done, hold off on …")
     // is evidence it holds for a while (durability.ts adds WEIGHTS.expiry only next to a normative or standing cue).
     const timed = cues.expiry && logit > 0 && !(cues.normative || cues.standing || cues.fact || cues.grant) ? WEIGHTS.expiry : 0;
@@ -185,7 +209,7 @@ export function judge(
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
     // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over, a request for this
     // time only. Whatever the model says.
-    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text)) {
+    if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text) || REFINE_HEADER.test(c.text.trim()) || reportedNotGiven(c.text)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }
     // "今回は changelog なしで", "this time forget the X rule": a one-off exception, not a withdrawal.
@@ -202,6 +226,9 @@ export function judge(
     // "About the Friday freeze. That's over now.": a withdrawal that names nothing takes its subject from the sentence before.
     const context = prev && prev.source.offset === c.source.offset && contentless(c.text) ? { context: prev.text } : {};
     if (withdraws && !cues.question) return { ...base, ...context, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
+    // "改一下导出格式：exports 里改成 SAS XPT v5，不再出 CSV。": a refinement that says what no longer holds states the new rule;
+    // it supersedes its parent (the store finds it by meaning) rather than only taking it back.
+    if (cues.retraction && cues.refinement && !cues.question && !cues.release && score >= threshold && !contentless(c.text)) return { ...base, keep: true, kind: "rule" as const };
     if (cues.retraction && !cues.question) return { ...base, ...context, keep: true, kind: "retraction" as const };
     // "Skip the post-deploy smoke tests from now on", "以后可以不跑了": takes back the rule that asked for it; the store
     // keeps it as a rule of its own only when it finds no such rule and it scores as one.
@@ -223,6 +250,17 @@ export function judge(
     const v = out[i] as Verdict;
     const prev = out[i - 1] as Verdict;
     if (v.kind === "retraction" && v.context !== undefined && prev.kind === "rule") out[i - 1] = { ...prev, keep: false, kind: "drop", score: Math.min(prev.score, threshold - 1) };
+  }
+  // "The staging key is [REDACTED], use it for the smoke tests. Never print it in logs.": a rule whose object is a bare
+  // pronoun is kept with the sentence of the same message that names it, so the rule file reads on its own.
+  for (let i = 1; i < out.length; i++) {
+    const v = out[i] as Verdict;
+    const prev = out[i - 1] as Verdict;
+    const c = cands[i] as Candidate;
+    if (v.keep && v.kind === "rule" && !prev.keep && (cands[i - 1] as Candidate).source.offset === c.source.offset && !prev.cues.includes("question") && leansOnPrevious(v.text)) {
+      const joined = out[i] as (typeof out)[number];
+      out[i] = { ...joined, text: `${prev.text.trim()} ${v.text.trim()}` };
+    }
   }
   return out;
 }

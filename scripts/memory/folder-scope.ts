@@ -26,7 +26,12 @@ const NOT_SCOPE_BEFORE = /(?:\b(?:to|into|from|nach|hacia|desde|из|от|file|f
 /** A word that is part of a command or a script name ("npm run lint:orders", "make orders"): no folder. */
 const IN_COMMAND_BEFORE = /(?:[:@]|(?:run|make|just|npx|pnpm|yarn|npm|task)\s+[\w:.-]*)$/iu;
 /** A verb of changing right before a folder named as its object ("don't touch connectors", "fasst du import-asv nicht an", "no toques connectors", "не трогай vendor"): the folder is where the rule applies. */
-const GUARD_BEFORE = /(?<![\p{L}])(?:touch|edit|modify|change|fass\p{L}*(?:\s+du)?|rühr\p{L}*(?:\s+du)?|änder\p{L}*|toques|toque|modifiques|cambies|edites|трогай|трогать|правь|меняй|редактируй)\s+(?:(?:the|den|die|das|el|la|los|las)\s+)?$/iu;
+const GUARD_BEFORE = /(?<![\p{L}])(?:changes?\s+to|änderungen\s+(?:an|am|im)|cambios\s+en|изменени\p{L}*\s+(?:в|во)|leave|lass|lasst|deja|dejad|touch|edit|modify|change|fass\p{L}*(?:\s+du)?|rühr\p{L}*(?:\s+du)?|änder\p{L}*|toques|toque|modifiques|cambies|edites|трогай|трогать|правь|меняй|редактируй)\s+(?:(?:the|den|die|das|el|la|los|las)\s+)?$/iu;
+/** A folder kept off limits, named before what is said of it: "crew-portal is read-only", "nebenkosten bleibt gesperrt", "dispatch не трогаем", "qa no se toca". */
+const GUARD_AFTER =
+  /^\s*(?:(?:is|stays|remains|bleibt|ist|es|está|queda|sigue|остаётся|остается)\s+(?:read-only|frozen|untouched|off-limits|off limits|schreibgeschützt|tabu|gesperrt|eingefroren|de solo lectura|intocable|congelad\p{L}*|только для чтения|заморожен\p{L}*)|(?:не|никто не)\s+(?:трога|меня|прав|редактир)\p{L}*|(?:bitte\s+)?nicht\s+an(?:fassen|rühren)|no se toca)(?![\p{L}])/iu;
+/** A leading clause that says until when a rule holds ("Until Thursday's release, …", "Bis Freitag, …", "Пока идёт аттестация, то есть до конца месяца, …"): what follows is the sentence's subject. */
+const EXPIRY_LEAD = /^(?:until|till|before|bis|hasta|до|пока)(?![\p{L}])[^,，;]{1,80}[,，]\s*(?:(?:то есть|i\.\s?e\.|d\.\s?h\.|es decir|that is)[^,，;]{1,60}[,，]\s*)?/iu;
 /** A destination after the folder: "X 以下に置いて", "X に保存", "X へ" (where something goes, not where the rule applies). */
 const NOT_SCOPE_AFTER = /^\s*(?:の\s*\S{0,12}?\s*)?(?:以下|の下|配下)?\s*(?:に(?:置|入れ|保存|書|移)|へ)/u;
 /** Steps told as a sequence after a header's colon: "first …, then …", "сначала …, потом …", "先…然后…", "まず…次に…". */
@@ -83,7 +88,8 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
   const found = new Set<string>();
   // Only the first clause that names a folder counts: a contrast after it ("…, sql 目录下的照旧不行") names where the rule does not apply.
   let clauseOfFirst = -1;
-  const sentenceStart = text.replace(/^[\s"'«„(]+/, "");
+  const stripped = text.replace(/^[\s"'«„(]+/, "");
+  const sentenceStart = stripped.replace(EXPIRY_LEAD, "");
   // Inside Chinese, Japanese or Korean text a Latin word that names an existing folder is a code name: the place the rule
   // is about ("gateway 不合并新功能", "别动 appointments", "grades 스키마는 건드리지 마세요"), whatever particle follows it;
   // written exactly as the folder ("Config" is a class, "model" is not "models", "model-registry" is another name).
@@ -94,6 +100,7 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
     // A compound with a container noun ("billing-Modul") names the folder before the dash; another compound
     // ("SQL-Migrationen") names it with its last part.
     const word = m[0].replace(/-(?:modul|ordner|verzeichnis|paket|dienst|service|code|module)$/iu, "");
+    const compound = word !== m[0];
     const lastPart = word.includes("-") ? (word.split("-").pop() as string) : undefined;
     const at = m.index ?? 0;
     const before = text.slice(Math.max(0, at - 40), at);
@@ -101,7 +108,8 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
     // A folder inside a longer path or an identifier ("app/screens", "config.yaml") is inferScope's business.
     if (/[/.]$/.test(before) || /^[/.][\p{L}]/u.test(after)) continue;
     // An acronym in capitals ("SQL queries", "API responses") names a language or a technology, not a lowercase folder.
-    if (word.length >= 2 && word === word.toUpperCase() && /\p{Lu}/u.test(word)) continue;
+    // A capitalised name with a container noun kept off limits ("keine Änderungen am ATLAS-Modul") still names a module.
+    if (!(compound && GUARD_BEFORE.test(before)) && word.length >= 2 && word === word.toUpperCase() && /\p{Lu}/u.test(word)) continue;
     // As a subject, an activity that is also a folder's name ("Tests must pass before merging", "Builds run on CI")
     // names what the rule is about, not where it applies.
     // A generic label before a colon ("Rule: always …", "Note: …") is not the sentence's subject.
@@ -112,8 +120,8 @@ export function folderScope(text: string, folders: readonly string[]): string[] 
     const initialExact = !initial || word.toLowerCase() === word || /[-_]/.test(word) || byName.has(word.toLowerCase());
     const placed =
       (cjk && /^\p{Script=Latin}/u.test(word) && byName.has(word) && !BRANCH_NAMES.test(word) && !/[-_]/.test(text.slice(at + word.length, at + word.length + 1))) ||
-      LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || GUARD_BEFORE.test(before) || AFTER.test(after) || (initial && initialExact) || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
-    if (!placed || NOT_SCOPE_BEFORE.test(before) || NOT_SCOPE_AFTER.test(text.slice(at + word.length, at + word.length + 24))) continue;
+      LATIN_BEFORE.test(before) || CJK_BEFORE.test(before) || GUARD_BEFORE.test(before) || GUARD_AFTER.test(text.slice(at + word.length, at + word.length + 40)) || AFTER.test(after) || (initial && initialExact) || INITIAL_BEFORE.test(text.slice(0, at).replace(/^[\s"'«„(]+/, "")) || (CONTAINER_AFTER.test(after) && /(?:^|\s)(?:the|der|die|das|dem|den|im|el|la|en|в|во)\s+$/iu.test(before));
+    if (!placed || (NOT_SCOPE_BEFORE.test(before) && !GUARD_BEFORE.test(before)) || NOT_SCOPE_AFTER.test(text.slice(at + word.length, at + word.length + 24))) continue;
     const clause = (text.slice(0, at).match(/[,，;；、]/gu) ?? []).length;
     for (const [name, paths] of byName) {
       if (!namesFolder(word, name) && !(lastPart !== undefined && lastPart.length >= 4 && namesFolder(lastPart, name))) continue;

@@ -22,7 +22,31 @@ const CUE_WORDS = new Set(
     + "про насчёт насчет über sobre regarding").split(" "),
 );
 
-/** Lowercased word keys of a text: two-letter acronyms, Latin (Cyrillic) words of 3+ letters without a plural "s" cut to their first 5 (4) letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
+/**
+ * Development loanwords written in katakana, Hangul or Cyrillic, and the key of their English word (as meaningKeys cuts
+ * it), so "テストの件" or "템플릿 테스트 얘기" finds the rule that says "npm run test:templates".
+ */
+const LOANWORDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/テスト|테스트|(?<![\p{L}])тест/iu, "test"],
+  [/テンプレート|템플릿|темплейт/iu, "templ"],
+  [/プッシュ|푸시|(?<![\p{L}])пуш/iu, "push"],
+  [/コミット|커밋|коммит/iu, "commi"],
+  [/デプロイ|디플로이|деплой/iu, "deplo"],
+  [/ビルド|빌드|билд/iu, "build"],
+  [/リリース|릴리스|릴리즈|релиз/iu, "relea"],
+  [/ブランチ|브랜치/iu, "branc"],
+  [/マージ|머지|мерж/iu, "merge"],
+  [/レビュー|리뷰|ревью/iu, "revie"],
+  [/マイグレーション|마이그레이션|миграц/iu, "migra"],
+  [/スキーマ|스키마|схем/iu, "schem"],
+  [/スクリプト|스크립트|скрипт/iu, "scrip"],
+  [/キャッシュ|캐시|кэш/iu, "cache"],
+  [/バッチ|배치 작업|батч/iu, "batch"],
+  [/ダッシュボード|대시보드|дашборд/iu, "dashb"],
+  [/テンプレ|템플/iu, "templ"],
+];
+
+/** Lowercased word keys of a text: development loanwords as their English key (LOANWORDS), two-letter acronyms, Latin (Cyrillic) words of 3+ letters without a plural "s" cut to their first 5 (4) letters, Hangul words by their first two syllables, compounds split at "-", "_", "/" and ".", and CJK runs as bigrams. */
 export function meaningKeys(text: string): Set<string> {
   const out = new Set<string>();
   const clean = text.replace(/\[REDACTED\]/g, " ");
@@ -46,6 +70,7 @@ export function meaningKeys(text: string): Set<string> {
   }
   // Bigrams of kana only ("いい", "です", "して") are endings and particles, no evidence of a subject.
   for (const g of t.cjk) if ([...g].length === 2 && !/^[\p{Script=Hiragana}ー]+$/u.test(g)) out.add(g);
+  for (const [re, key] of LOANWORDS) if (re.test(clean)) out.add(key);
   return out;
 }
 
