@@ -190,3 +190,16 @@ describe("compact: block HTML comments", () => {
     }
   });
 });
+
+describe("compact: reply-language settings", () => {
+  it("lines that set the language of the answers are kept at --ratio min, even when scored as beliefs", () => {
+    const settings = ["Output language: English.", "Sprache der Antworten: Deutsch.", "回答语言：中文", "応答言語: 日本語", "Язык ответов: русский.", "Idioma de respuesta: español.", "All responses in Portuguese."];
+    const history = Array.from({ length: 12 }, (_, i) => `- 2025-0${1 + (i % 9)}-1${i % 10}: moved the nightly export job ${i} to the new queue and retired the old cron entry`);
+    const doc = ["# Assistant settings", "", ...settings.map((l) => `- ${l}`), "", "## History", "", ...history, ""].join("\n");
+    // Every line scored as a belief or an episode: only the policy can keep the settings.
+    const units = classifyMarkdown(doc, goldClassifier([...settings.map((_, i) => ({ line: 3 + i, type: "belief" as const })), ...history.map((_, i) => ({ line: 13 + i, type: "episodic" as const }))]));
+    const r = compact(units, { budget: "min" });
+    for (const l of settings) expect(r.text).toContain(`- ${l}`);
+    expect(r.text).not.toContain("nightly export job");
+  });
+});
