@@ -4,7 +4,7 @@ import { segment } from "../../engine/units.js";
 import { decideUnits, PIN_MASS } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
+import { checkHeapRoom, HEAP_BASE_BYTES, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
 import { encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { linkTarget, refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
 import { projectDirFrom } from "../../io/project-folders.js";
@@ -136,7 +136,7 @@ export function registerCompact(program: Command): void {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       if (opts.output === "-") opts.output = undefined; // -o - is standard output, as without -o
       const input = readInputExact(file, "compact");
-      checkHeapRoom(input.text.length, `compact ${file}`, HEAP_BYTES_PER_CHAR.whole);
+      checkHeapRoom(input.text.length, `compact ${file}`, HEAP_BYTES_PER_CHAR.whole, HEAP_BASE_BYTES.whole);
       if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
       for (const w of input.warnings) stderrLine(`warning: ${w}`);
       const budget = compactBudget(opts);
