@@ -238,7 +238,7 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
 `));return n.length>I0?`${n.slice(0,I0)}
 \u2026 (${n.length-I0} more characters cut)`:n}var $5="archive";var jde=cr({maxMegabytes:Gg(Ja().check(Dn()),1024),maxDays:Gg(Ja().check(Dn()),90)}),Zde=cr({file:ze().check(ri(/^transcript(-\d+)?\.jsonl$/)),copied:Mt().check(Gt()),indexed:Mt().check(Gt())});var iC=t=>(0,oC.join)(t,$5);var cC=de(wn(),1),uC=de($r(),1);function C0(t,e){let r=e.replace(/^\uFEFF/,"").replace(/\r\n?/g,`
 `),n=[],s=/^---\n([\s\S]*?)\n---\n?/.exec(r);if(s){r=r.slice(s[0].length);let i=s[1]??"",a=/^paths:[ \t]*(\S.*)$/m.exec(i),c=/^\[(.*)\]\s*$/.exec(a?.[1]??"")?.[1];if(a?.[1])for(let u of(c??a[1]).split(","))n.push(aC(u));else{let u=/^paths:\s*\n((?:\s+-\s*.*\n?)*)/m.exec(i);for(let l of(u?.[1]??"").split(`
-`)){let d=/^\s+-\s*(.+)$/.exec(l);d?.[1]&&n.push(aC(d[1]))}}}r=r.replace(/<!--[\s\S]*?-->/g,"");let o=[];for(let i of r.split(`
+`)){let d=/^\s+-\s*(.+)$/.exec(l);d?.[1]&&n.push(aC(d[1]))}}}r=r.replace(/^[ \t]*<!--[\s\S]*?-->/gm,"");let o=[];for(let i of r.split(`
 `))i.trim()===""||/^#{1,6}\s/.test(i)||(/^\s+\S/.test(i)&&o.length>0?o[o.length-1]+=`
 ${i}`:o.push(i.replace(/\s+$/,"")));return{name:t,globs:n.filter(i=>i!==""),rules:o}}function aC(t){let e=t.trim();return/^(["']).*\1$/.test(e)?e.slice(1,-1).replace(/\\(["\\])/g,"$1"):e}function E5(t){if(/[\u0000\uFFFD]/.test(t))return"not text (binary, or not UTF-8)";let e=t.replace(/^\uFEFF/,"").replace(/\r\n?/g,`
 `);if(!/^---\n/.test(e))return;let r=/^---\n(?:([\s\S]*?)\n)?---(?:\n|$)/.exec(e);if(!r)return"broken frontmatter (no closing --- line)";for(let n of(r[1]??"").split(`
