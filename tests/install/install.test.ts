@@ -4,7 +4,7 @@
  * hook run through the command the installer wrote (BL-30: nothing path-scoped under ~/.claude/rules).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -339,5 +339,19 @@ describe("installer boundaries (issue 14)", () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain("project folder not found");
     expect(existsSync(join(project, ".claude"))).toBe(false);
+  });
+
+  it("a settings.local.json that is a loop of symbolic links is refused; both links stay links", () => {
+    const { home, project } = setup();
+    mkdirSync(join(project, ".claude"));
+    symlinkSync("loop2", join(project, ".claude", "loop1"));
+    symlinkSync("loop1", join(project, ".claude", "loop2"));
+    symlinkSync("loop1", join(project, ".claude", "settings.local.json"));
+    const r = install(["--scope", "trial"], home, project);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("is a loop of symbolic links; nothing written");
+    expect(r.out).not.toContain("created");
+    expect(readlinkSync(join(project, ".claude", "loop1"))).toBe("loop2");
+    expect(readlinkSync(join(project, ".claude", "loop2"))).toBe("loop1");
   });
 });
