@@ -54,6 +54,13 @@ case "$SCOPE" in
   user) FILE="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json" ;;
   *) die "--scope must be trial, project or user (got '$SCOPE')" ;;
 esac
+# Same rule as the hooks (scripts/io/project-folders.ts notAProjectFolder): .claude/ of / or of the home folder is
+# no project's (~/.claude is Claude Code's user level). --scope user writes no project file, so it is allowed there.
+if [ "$SCOPE" != user ]; then
+  HOME_REAL=$(cd "$HOME" 2>/dev/null && pwd -P || echo "$HOME")
+  [ "$PROJECT" != / ] || die "the project folder is the filesystem root, not a project (give --project DIR, or --scope user)"
+  [ "$PROJECT" != "$HOME_REAL" ] || die "the project folder $PROJECT is the home folder, not a project (give --project DIR, or --scope user)"
+fi
 mkdir -p "$(dirname "$FILE")"
 FILE="$(cd "$(dirname "$FILE")" && pwd -P)/$(basename "$FILE")"
 

@@ -4,8 +4,9 @@
 # Without --scope, all three settings files are cleaned. Only hooks that run THIS checkout's
 # dist/triage.mjs are removed; a settings file left empty by that is deleted. For trial, the two
 # .gitignore lines install.sh appended are removed. --purge also deletes what Knowledge Triage wrote in
-# <project>/.claude/rules/knowledge-triage/ and ~/.claude/rules/knowledge-triage/: the .state folder and
-# the rule files its sidecar records, unchanged since; any other file there is kept and named.
+# the chosen scope's rules folder (trial, project or none: <project>/.claude/rules/knowledge-triage/;
+# user: ~/.claude/rules/knowledge-triage/, the user-level rules, only when --scope user is given): the
+# .state folder and the rule files its sidecar records, unchanged since; any other file there is kept.
 # Never asks questions; prints what it changed.
 set -euo pipefail
 
@@ -28,6 +29,12 @@ command -v node >/dev/null 2>&1 || die "node not found on PATH"
 PROJECT=$(cd "$PROJECT" && pwd -P)
 BUNDLE="$ROOT/dist/triage.mjs"
 USER_DIR="${CLAUDE_CONFIG_DIR:-$HOME/.claude}"
+# Same rule as the hooks (scripts/io/project-folders.ts notAProjectFolder): / and the home folder are no project.
+if [ "$SCOPE" != user ]; then
+  HOME_REAL=$(cd "$HOME" 2>/dev/null && pwd -P || echo "$HOME")
+  [ "$PROJECT" != / ] || die "the project folder is the filesystem root, not a project (give --project DIR, or --scope user)"
+  [ "$PROJECT" != "$HOME_REAL" ] || die "the project folder $PROJECT is the home folder, not a project (give --project DIR, or --scope user)"
+fi
 
 case "$SCOPE" in
   trial) SCOPES="trial" ;; project) SCOPES="project" ;; user) SCOPES="user" ;;
@@ -63,8 +70,12 @@ for S in $SCOPES; do
 done
 
 if [ "$PURGE" = 1 ]; then
-  for D in "$PROJECT/.claude/rules/knowledge-triage" "$USER_DIR/rules/knowledge-triage"; do
-    if [ -e "$D" ] || [ -L "$D" ]; then node "$ROOT/scripts/install/purge.mjs" "$D"; fi
-  done
+  # Only the chosen scope's rules folder: purging one project must never delete the user-level rules.
+  if [ "$SCOPE" = user ]; then D="$USER_DIR/rules/knowledge-triage"; else D="$PROJECT/.claude/rules/knowledge-triage"; fi
+  if [ -e "$D" ] || [ -L "$D" ]; then node "$ROOT/scripts/install/purge.mjs" "$D"; fi
+  U="$USER_DIR/rules/knowledge-triage"
+  if [ "$SCOPE" != user ] && { [ -e "$U" ] || [ -L "$U" ]; }; then
+    echo "= kept $U: user-level rules (purge them with --scope user --purge)"
+  fi
 fi
 echo "Knowledge Triage hooks removed (scope: ${SCOPE:-all})."

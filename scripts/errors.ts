@@ -50,6 +50,8 @@ const ERRNO_WORDS: Record<string, string> = {
   EXDEV: "on another file system",
   EINVAL: "invalid argument",
   EAGAIN: "temporarily unavailable",
+  // Node's code for a path holding a NUL character (fs checks paths before any system call).
+  ERR_INVALID_ARG_VALUE: "not a usable path (it holds a NUL character)",
 };
 
 /** Bad command-line arguments or unreadable input (exit 1). */

@@ -50,7 +50,8 @@ function read(file) {
 
 /**
  * The file a write to `file` changes: `file` itself, or the file a symbolic link points to (a dotfiles setup links
- * ~/.claude/settings.json into a repository), so the link stays a link. A dangling link's target is created.
+ * ~/.claude/settings.json into a repository), so the link stays a link. A dangling link's target is created. Throws
+ * on a loop of links.
  */
 function target(file) {
   let link = false;
@@ -62,7 +63,9 @@ function target(file) {
   if (!link) return file;
   try {
     return fs.realpathSync(file);
-  } catch {
+  } catch (e) {
+    // A loop of links has no file at its end: writing would replace one of the links with a file.
+    if (e?.code === "ELOOP") throw new Error(`${file} is a loop of symbolic links; nothing written (point the link at a file, or remove it)`);
     return path.resolve(path.dirname(file), fs.readlinkSync(file));
   }
 }

@@ -3,7 +3,7 @@
  * Breadth-first from the project root to FOLDER_DEPTH levels, at most FOLDER_CAP folders; hidden folders and
  * dependency / build output folders are skipped; unreadable folders are skipped silently.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { UsageError } from "../errors.js";
 import { fsReason } from "./read-files.js";
 import { defaultRulesDir, isInsideDir } from "../paths.js";
@@ -54,16 +54,27 @@ export function projectRootOfRulesDir(rulesDir: string): string | undefined {
  * os.homedir(), which follows $HOME): `.claude/rules/` there is loaded in every project (~/.claude/rules is Claude
  * Code's user level, references/claude-code.md); or "inside Claude Code's configuration folder <dir>" for
  * `<home>/.claude`, `$CLAUDE_CONFIG_DIR` (`config`) and any folder inside them (settings, plugins, transcripts: a
- * `.claude/rules/` tree made there is nobody's project). Undefined for any other folder.
+ * `.claude/rules/` tree made there is nobody's project). Undefined for any other folder. Symbolic links are resolved
+ * first (both as given and as real paths are checked), so a link to the home folder or into ~/.claude is refused too.
  */
 export function notAProjectFolder(dir: string, home: string = homedir(), config: string | undefined = process.env.CLAUDE_CONFIG_DIR): string | undefined {
-  const d = resolve(dir);
-  if (dirname(d) === d) return "the filesystem root";
-  if (home !== "" && d === resolve(home)) return "the home folder";
-  for (const c of [home === "" ? "" : join(home, ".claude"), config ?? ""]) {
-    if (c !== "" && isAbsolute(c) && isInsideDir(d, c)) return `inside Claude Code's configuration folder ${c}`;
+  for (const d of [resolve(dir), realPath(dir)]) {
+    if (dirname(d) === d) return "the filesystem root";
+    if (home !== "" && (d === resolve(home) || d === realPath(home))) return "the home folder";
+    for (const c of [home === "" ? "" : join(home, ".claude"), config ?? ""]) {
+      if (c !== "" && isAbsolute(c) && (isInsideDir(d, c) || isInsideDir(d, realPath(c)))) return `inside Claude Code's configuration folder ${c}`;
+    }
   }
   return undefined;
+}
+
+/** `p` with symbolic links resolved (absolute); `resolve(p)` when it cannot be resolved (missing, a loop, no permission). */
+function realPath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
 }
 
 /**
@@ -95,8 +106,8 @@ export function projectDirFrom(cwd: string, home: string = homedir()): string {
  * The rules folder a command works on: `--rules-dir` when given, else the project's default (projectDirFrom `cwd`).
  * Throws UsageError when the given path exists but is not a folder, or cannot be a folder (a file on the way, a loop of
  * symbolic links: these would otherwise surface as raw ENOTDIR / ELOOP, or be reported as an empty rules folder), for an
- * empty path, and for the filesystem root or the home folder `home` (notAProjectFolder: the hooks refuse the same). A
- * missing folder is fine: the command
+ * empty path, for the filesystem root or the home folder `home` (notAProjectFolder: the hooks refuse the same) and for
+ * Claude Code's configuration folder itself (~/.claude, $CLAUDE_CONFIG_DIR). A missing folder is fine: the command
  * creates or reports it. Throws what projectDirFrom throws when `option` is undefined.
  */
 export function rulesDirFrom(option: string | undefined, cwd: string, home: string = homedir()): string {
@@ -107,6 +118,14 @@ export function rulesDirFrom(option: string | undefined, cwd: string, home: stri
   // Only those two: a rules folder given by hand may be user-level (`--rules-dir ~/.claude/rules` for doctor's lint).
   const not = notAProjectFolder(resolve(cwd, option), home, "");
   if (not && !not.startsWith("inside")) throw new UsageError(`--rules-dir ${option}: is ${not}; rule files and .state/ would land there (give a rules folder, e.g. .claude/rules/knowledge-triage)`);
+  // Claude Code's configuration folder itself (~/.claude, $CLAUDE_CONFIG_DIR) holds settings and transcripts, not rules;
+  // folders inside it (~/.claude/rules/...) stay allowed: that is the user level.
+  const target = realPath(resolve(cwd, option));
+  for (const c of [home === "" ? "" : join(home, ".claude"), process.env.CLAUDE_CONFIG_DIR ?? ""]) {
+    if (c !== "" && isAbsolute(c) && (target === resolve(c) || target === realPath(c))) {
+      throw new UsageError(`--rules-dir ${option}: is Claude Code's configuration folder ${c}, not a rules folder (user-level rules go in ${join(c, "rules", "knowledge-triage")})`);
+    }
+  }
   let isDir = true;
   try {
     isDir = statSync(option).isDirectory();

@@ -157,7 +157,7 @@ export function realPathOf(path: string): string {
  * Where a write to `path` lands: `path` itself when it is not a symbolic link; when it is one, the file it points to
  * (so the link stays a link; a dangling link's target is created), provided that file is inside folder `root` (the
  * project). Throws WriteError `<path>: it is a symbolic link to <target>, outside the project (<command> writes only
- * inside <root>)` otherwise. The rule `triage export` and `compact -o` share.
+ * inside <root>)` otherwise, and WriteError "a loop of symbolic links" for a link that never reaches a file. The rule `triage export` and `compact -o` share.
  */
 export function linkTarget(path: string, root: string, command: string): string {
   let isLink = false;
@@ -170,7 +170,9 @@ export function linkTarget(path: string, root: string, command: string): string 
   let target: string;
   try {
     target = realpathSync(path);
-  } catch {
+  } catch (e) {
+    // A loop of links has no file at its end: writing would replace one of the links with a file.
+    if ((e as NodeJS.ErrnoException).code === "ELOOP") throw new WriteError(path, "ELOOP");
     try {
       target = resolve(dirname(path), readlinkSync(path)); // a dangling link: its target is created
     } catch (e) {

@@ -70,6 +70,14 @@ describe("a path that cannot be used, in every command: one line in words", { ti
     expect(expectOneLineError(triage(["export", "--format", "cursor", "--out", "loopA"], { cwd: p }))).toBe(`triage: cannot write ${join("loopA", ".cursor", "rules", "knowledge-triage.mdc")}: a loop of symbolic links`);
   });
 
+  it("compact -o a link loop is refused in words, and both links stay links (issue 14)", () => {
+    const r = triage(["compact", "mem.md", "--ratio", "0.5", "-o", "loopB", ...regex], { cwd: p });
+    expect(expectOneLineError(r)).toBe("triage: cannot write loopB: a loop of symbolic links");
+    expect(r.code).toBe(1);
+    expect(readlinkSync(join(p, "loopA"))).toBe("loopB");
+    expect(readlinkSync(join(p, "loopB"))).toBe("loopA");
+  });
+
   it("a failed decompose into a link loop leaves the user's links as they were", () => {
     expect(triage(["decompose", "mem.md", "--out", "loopA", ...regex], { cwd: p }).code).toBe(1);
     expect(lstatSync(join(p, "loopA")).isSymbolicLink()).toBe(true);

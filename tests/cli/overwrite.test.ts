@@ -67,6 +67,18 @@ describe("decompose --out", () => {
     expect(readFileSync(join(e, "out/manifest.json"), "utf8")).toBe('{"mine": true}\n');
   });
 
+  it("a rerun over a broken manifest.json says the manifest is unreadable, not which partition it would overwrite (issue 14)", () => {
+    const d = project({ "rules.md": RULES });
+    expect(triage(["decompose", "rules.md", "--out", "out", ...regex], { cwd: d }).code).toBe(0);
+    const manifest = readFileSync(join(d, "out/manifest.json"), "utf8");
+    const torn = manifest.slice(0, Math.floor(manifest.length / 2));
+    writeFileSync(join(d, "out/manifest.json"), torn);
+    const line = expectOneLineError(triage(["decompose", "rules.md", "--out", "out", ...regex], { cwd: d }));
+    expect(line).toMatch(/^triage: refusing to write partitions into out: its manifest\.json is unreadable .*--force$/);
+    expect(readFileSync(join(d, "out/manifest.json"), "utf8")).toBe(torn);
+    expect(triage(["decompose", "rules.md", "--out", "out", "--force", ...regex], { cwd: d }).code).toBe(0);
+  });
+
   it("a rerun with other partitions removes the old run's partition files, and only those (found by the fourth fresh-user pass)", () => {
     const many = `${RULES}\n## Deploy\n\n- Deploy only from CI.\n\n## Style\n\n- Prefer named exports.\n`;
     const d = project({ "rules.md": many });

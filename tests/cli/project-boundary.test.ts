@@ -175,3 +175,22 @@ describe("extract - (the transcript on stdin)", () => {
     expect(existsSync(join(w.work, "rules"))).toBe(false);
   });
 });
+
+describe("--rules-dir naming Claude Code's configuration folder itself (issue 14)", () => {
+  it.each([
+    ["~/.claude", (home: string) => join(home, ".claude"), {}],
+    ["$CLAUDE_CONFIG_DIR", (home: string) => join(home, "cfg"), { CLAUDE_CONFIG_DIR: "cfg" }],
+  ] as const)("pin --rules-dir %s is refused and writes nothing; ~/.claude/rules/knowledge-triage stays allowed", (_name, dir, extra) => {
+    const w = world();
+    const env: Record<string, string> = { ...w.env, ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, join(w.home, v)])) };
+    const d = dir(w.home);
+    mkdirSync(d, { recursive: true });
+    const r = triage(["pin", "Never X.", "--rules-dir", d, "--model", "/dev/null"], { cwd: w.work, env });
+    expect(expectOneLineError(r)).toContain("is Claude Code's configuration folder");
+    expect(r.code).toBe(1);
+    expect(readdirSync(d)).toEqual([]);
+    const ok = triage(["pin", "Never X.", "--rules-dir", join(d, "rules", "knowledge-triage"), "--model", "/dev/null"], { cwd: w.work, env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(join(d, "rules", "knowledge-triage", "constraints.md"))).toBe(true);
+  });
+});

@@ -30,10 +30,21 @@ describe("triage status", () => {
     const j = run(["status", "--json"], d, home);
     expect(j.code).toBe(0);
     const s = JSON.parse(j.stdout);
-    expect(s).toMatchObject({ files: [], active: null, retired: null, expired: null, pending: null, lastExtraction: null, hookLog: null });
+    expect(s).toMatchObject({ files: [], problems: [], active: null, retired: null, expired: null, pending: null, lastExtraction: null, hookLog: null });
     const t = run(["status"], d, home).stdout;
     expect(t).toContain("retired: never measured");
     expect(t).not.toMatch(/retired: 0/);
+  });
+
+  it("a binary .md file in the rules folder is listed under problems, in JSON and in text (issue 14)", () => {
+    const { d, home, rd } = project();
+    expect(run(["pin", "Never push directly to main."], d, home).code).toBe(0);
+    // A PNG saved with a .md name: PNG signature bytes, then a NUL.
+    writeFileSync(join(rd, "diagram.md"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]));
+    const s = JSON.parse(run(["status", "--json"], d, home).stdout);
+    expect(s.problems).toEqual([{ file: "diagram.md", why: "not text (binary, or not UTF-8)" }]);
+    expect(s.files.map((f: { file: string }) => f.file)).toEqual(["constraints.md"]);
+    expect(run(["status"], d, home).stdout).toContain("problem: diagram.md: not text (binary, or not UTF-8); its rules are not loaded");
   });
 
   it("counts rules by file, type and scope after pins, an unpin, an extraction and a logged hook error", () => {

@@ -45,6 +45,18 @@ describe("a payload cwd that is not a folder", { timeout: 60_000 }, () => {
   });
 });
 
+describe("a payload cwd holding a NUL character (issue 14)", { timeout: 60_000 }, () => {
+  it("says so in words, not ERR_INVALID_ARG_VALUE; exit 0, nothing written", () => {
+    const t = tempProject();
+    const r = runHook("pre-compact", payload(P.preManual, t.transcript, `${t.project}\u0000/sub`), { HOME: join(t.root, "home") });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/cannot be used: not a usable path \(it holds a NUL character\); nothing written\n$/);
+    expect(r.stderr).not.toMatch(/ERR_|\bE[A-Z]{3,}\b/);
+    expect(filesUnder(t.project)).toEqual([]);
+  });
+});
+
 describe("a project folder inside Claude Code's configuration folder", { timeout: 60_000 }, () => {
   it.each([
     ["~/.claude", (home: string) => join(home, ".claude"), {}],

@@ -4,7 +4,7 @@
  * line saying so, exit 0, and nothing written (no rules, no .state, no transcript archive). Without CLAUDE_PROJECT_DIR,
  * the walk up from cwd stops at the repository root. Built bundle, real payloads; HOME points into a temp folder.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { filesUnder } from "../memory/helpers.js";
@@ -79,5 +79,21 @@ describe("a project folder that is / or $HOME", { timeout: 60_000 }, () => {
     expect(r.code).toBe(0);
     expect(filesUnder(outerRules)).toEqual([]);
     expect(existsSync(join(inner, ".claude", "rules", "knowledge-triage", "constraints.md"))).toBe(true);
+  });
+});
+
+describe("a payload cwd that is a symbolic link to $HOME or into ~/.claude (issue 14)", { timeout: 60_000 }, () => {
+  it.each([
+    ["the home folder", (home: string) => home, "the home folder"],
+    ["~/.claude", (home: string) => join(home, ".claude"), "inside Claude Code's configuration folder"],
+  ] as const)("a link to %s: one line, exit 0, nothing written in the home folder", (_to, target, says) => {
+    const s = setup();
+    mkdirSync(join(s.home, ".claude"));
+    const link = join(s.project, "..", "cl");
+    symlinkSync(target(s.home), link);
+    const r = runHook("pre-compact", payload(P.preManual, s.transcript, link), { HOME: s.home, CLAUDE_CONFIG_DIR: "" });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`project folder ${link} is ${says}`);
+    expect(filesUnder(s.home)).toEqual([]);
   });
 });

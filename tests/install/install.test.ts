@@ -4,7 +4,7 @@
  * hook run through the command the installer wrote (BL-30: nothing path-scoped under ~/.claude/rules).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -300,5 +300,58 @@ describe("the installed hook command, run as Claude Code would", () => {
     const userRules = join(home, ".claude", "rules");
     const walk = (d: string): string[] => (existsSync(d) ? readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)])) : []);
     expect(walk(userRules).filter((f) => /^paths:/m.test(readFileSync(f, "utf8")))).toEqual([]);
+  });
+});
+
+describe("installer boundaries (issue 14)", () => {
+  it("uninstall --scope trial --purge purges the project's rules only, never the user-level rules", () => {
+    const { home, project } = setup();
+    const userRules = join(home, ".claude", "rules", "knowledge-triage");
+    const pin = (args: string[]) => spawnSync(process.execPath, [bundle, "pin", ...args, "--model", "/dev/null"], { cwd: project, env: { PATH: process.env.PATH, HOME: home }, encoding: "utf8" });
+    expect(pin(["Always sign commits.", "--rules-dir", userRules]).status).toBe(0);
+    expect(pin(["Never push directly to main."]).status).toBe(0);
+    const projectRules = join(project, ".claude", "rules", "knowledge-triage");
+    install(["--scope", "trial"], home, project);
+    const r = uninstall(["--scope", "trial", "--purge"], home, project);
+    expect(r.code, r.err).toBe(0);
+    expect(existsSync(projectRules)).toBe(false);
+    expect(readdirSync(userRules).some((f) => f.endsWith(".md"))).toBe(true);
+    expect(r.out).not.toContain(`purged ${userRules}`);
+    expect(r.out).toContain(`= kept ${userRules}: user-level rules`);
+    const u = uninstall(["--scope", "user", "--purge"], home, project);
+    expect(u.code, u.err).toBe(0);
+    expect(existsSync(userRules)).toBe(false);
+  });
+
+  it.each([["trial"], ["project"]])("install/uninstall --scope %s refuse the home folder as the project", (scope) => {
+    const { home } = setup();
+    for (const run of [() => install(["--scope", scope], home, home), () => install(["--scope", scope, "--project", home], home, home), () => uninstall(["--scope", scope], home, home)]) {
+      const r = run();
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/is the home folder, not a project/);
+    }
+    expect(readdirSync(home)).toEqual([]);
+  });
+
+  it("install refuses a missing --project folder and writes nothing", () => {
+    const { home, project } = setup();
+    const r = install(["--scope", "trial", "--project", join(project, "does", "not", "exist")], home, project);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("project folder not found");
+    expect(existsSync(join(project, ".claude"))).toBe(false);
+  });
+
+  it("a settings.local.json that is a loop of symbolic links is refused; both links stay links", () => {
+    const { home, project } = setup();
+    mkdirSync(join(project, ".claude"));
+    symlinkSync("loop2", join(project, ".claude", "loop1"));
+    symlinkSync("loop1", join(project, ".claude", "loop2"));
+    symlinkSync("loop1", join(project, ".claude", "settings.local.json"));
+    const r = install(["--scope", "trial"], home, project);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("is a loop of symbolic links; nothing written");
+    expect(r.out).not.toContain("created");
+    expect(readlinkSync(join(project, ".claude", "loop1"))).toBe("loop2");
+    expect(readlinkSync(join(project, ".claude", "loop2"))).toBe("loop1");
   });
 });

@@ -4,7 +4,7 @@
  * without a rules folder wrote into an ancestor's, including $HOME's user-level rules). Real temp folders; the home
  * folder is passed in, never the real one.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -69,5 +69,23 @@ describe("rulesDirFrom refuses the filesystem root and the home folder (pin --ru
     const home = tree("home-as-rules");
     for (const opt of [home, `${home}/`, `${home}/sub/..`]) expect(() => rulesDirFrom(opt, root, home)).toThrow(/is the home folder/);
     expect(rulesDirFrom(join(home, RULES), root, home)).toBe(join(home, RULES));
+  });
+});
+
+describe("notAProjectFolder resolves symbolic links (issue 14: hooks, CLI lookup and mcp share it)", () => {
+  it("a link to the home folder, into ~/.claude, or into $CLAUDE_CONFIG_DIR is refused like the folder itself", () => {
+    const base = tree("links", "h/.claude/projects", "cfg", "work");
+    const home = join(base, "h");
+    symlinkSync(home, join(base, "to-home"));
+    symlinkSync(join(home, ".claude"), join(base, "to-claude"));
+    symlinkSync(join(base, "cfg"), join(base, "to-cfg"));
+    expect(notAProjectFolder(join(base, "to-home"), home, undefined)).toBe("the home folder");
+    expect(notAProjectFolder(join(base, "to-claude"), home, undefined)).toMatch(/^inside Claude Code's configuration folder /);
+    expect(notAProjectFolder(join(base, "to-claude", "projects"), home, undefined)).toMatch(/^inside Claude Code's configuration folder /);
+    expect(notAProjectFolder(join(base, "to-cfg"), home, join(base, "cfg"))).toMatch(/^inside Claude Code's configuration folder /);
+    expect(() => projectDirFrom(join(base, "to-home"), home)).toThrow(/is the home folder, not a project folder/);
+    // A link to an ordinary folder stays a project.
+    symlinkSync(join(base, "work"), join(base, "to-work"));
+    expect(notAProjectFolder(join(base, "to-work"), home, undefined)).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -66,5 +66,42 @@ describe("export: the managed block's markers (a stray marker never costs the us
     ["a marker inside an unclosed fence", "```\n<!-- knowledge-triage:begin x -->\n", { kind: "none" }],
   ])("markerSpan: %s", (_n, text, want) => {
     expect(markerSpan(text)).toMatchObject(want);
+  });
+});
+
+describe("export: marker text that is not a marker line of its own (issue 14)", () => {
+  const mine = (marker: (m: string) => string): string =>
+    `# Mine\n\nText before.\n${marker("<!-- knowledge-triage:begin -->")}\nmiddle kept\n${marker("<!-- knowledge-triage:end -->")}\nText after.\n`;
+  it.each([
+    ["inline in a sentence", "Text <!-- knowledge-triage:begin --> inline and <!-- knowledge-triage:end --> here.\n"],
+    ["in a blockquote", mine((m) => `> ${m}`)],
+    ["in an indented code block", mine((m) => `    ${m}`)],
+  ])("%s: copilot export refuses and keeps the user's file byte for byte", async (_where, text) => {
+    const { project, rulesDir } = await exported();
+    const file = join(project, ".github", "copilot-instructions.md");
+    mkdirSync(join(project, ".github"), { recursive: true });
+    writeFileSync(file, text);
+    expect(() => exportRules(rulesDir, project, "copilot")).toThrow(/copilot-instructions\.md:\d+: knowledge-triage marker text that is not a marker line/);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("a marker line with up to 3 spaces of indent and trailing blanks is still our block", () => {
+    const text = "# Mine\n   <!-- knowledge-triage:begin (generated) -->  \n- old\n <!-- knowledge-triage:end -->\t\nafter\n";
+    const m = markerSpan(text);
+    expect(m.kind).toBe("block");
+    if (m.kind === "block") expect(text.slice(m.end)).toBe("\t\nafter\n");
+  });
+
+  it("a rule that names the marker keeps its text in the export, escaped so the block stays whole", async () => {
+    const project = mkdtempSync(join(tmpdir(), "kt-markers-"));
+    const rulesDir = join(project, ".claude", "rules", "knowledge-triage");
+    await pinRule({ text: "Never write the literal <!-- knowledge-triage:end --> marker in docs.", rulesDir, classifier: regexClassifier });
+    exportRules(rulesDir, project, "agents");
+    const agents = readFileSync(join(project, "AGENTS.md"), "utf8");
+    expect(agents).toContain("Never write the literal <\\!-- knowledge-triage:end --> marker in docs.");
+    expect(markerSpan(agents).kind).toBe("block");
+    // A second export finds the same block and changes nothing.
+    exportRules(rulesDir, project, "agents");
+    expect(readFileSync(join(project, "AGENTS.md"), "utf8")).toBe(agents);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import * as z from "zod/mini";
@@ -168,6 +168,10 @@ export function registerDecompose(program: Command): void {
       });
       // Check every target before writing any: a refusal leaves the folder untouched.
       const owned = ownedByPreviousRun(dir);
+      if (!opts.force && owned.size === 0 && existsSync(join(dir, "manifest.json"))) {
+        // Said before any "refusing to overwrite <partition>": the manifest is the cause, not the partition file.
+        throw new UsageError(`refusing to write partitions into ${visible(dir)}: its manifest.json is unreadable (not JSON, or not a decompose manifest), so the files an earlier run wrote cannot be told from yours; fix or delete it, or give --force`);
+      }
       const targets = [...result.partitions.map((p) => join(dir, `${p.id}.md`)), join(dir, "manifest.json")];
       for (const t of targets) refuseOverwrite(t, { force: opts.force, inputs: files, owned: (p) => owned.has(resolve(p)) });
       if (!opts.force && owned.size === 0) {

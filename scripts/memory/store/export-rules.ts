@@ -140,7 +140,9 @@ export function planExportChecked(format: ExportFormat, ruleFiles: ParsedRuleFil
     rules: f.rules.map((r) => {
       const clean = redactSync(r);
       if (clean !== r) redacted++;
-      return clean;
+      // Marker text inside a rule would end (or reopen) the managed block on the next export: a Markdown escape keeps it
+      // readable ("<\!--" renders as "<!--") without being an HTML comment.
+      return clean.replaceAll("<!-- knowledge-triage:", "<\\!-- knowledge-triage:");
     }),
   }));
   const { unscoped, scoped } = groups(files);
@@ -224,12 +226,17 @@ export const COPILOT_REPO_FILE = ".github/copilot-instructions.md";
 export type MarkerSpan = { kind: "none" } | { kind: "block"; start: number; end: number } | { kind: "bad"; line: number; why: string };
 
 const BEGIN_MARK = BEGIN.slice(0, 27); // "<!-- knowledge-triage:begin": the comment's text after it may vary
+const END_MARK = END.slice(0, 25); // "<!-- knowledge-triage:end"
+/** A line that is exactly one marker comment: at most 3 spaces of indent (4 is indented code in CommonMark), nothing after it but blanks. */
+const BEGIN_LINE = /^ {0,3}<!-- knowledge-triage:begin\b(?:(?!-->).)*-->[ \t]*$/;
+const END_LINE = /^ {0,3}<!-- knowledge-triage:end -->[ \t]*$/;
 /**
  * Find our markers in `text`, outside fenced code blocks (``` or ~~~, as in CommonMark: a closing fence uses the
- * same character, at least as many). Exactly one begin marker followed by one end marker is our block: `start` is
- * the begin marker's first character, `end` just after the end marker. No marker: none. Any other arrangement
- * (a begin without an end, an end without a begin, two of either) is `bad`, at the first marker that does not fit.
- * Pure.
+ * same character, at least as many). A marker is a line that is exactly the marker comment (BEGIN_LINE, END_LINE).
+ * Exactly one begin marker followed by one end marker is our block: `start` is the begin marker's first character,
+ * `end` just after the end marker. No marker: none. Any other arrangement (a begin without an end, an end without a
+ * begin, two of either, or the marker text anywhere else on a line: inline, in a blockquote, in indented code) is
+ * `bad`, at the first marker that does not fit. Pure.
  */
 export function markerSpan(text: string): MarkerSpan {
   const begins: Array<{ at: number; line: number }> = [];
@@ -243,7 +250,11 @@ export function markerSpan(text: string): MarkerSpan {
     if (f !== undefined && (fence === null || (f[0] === fence[0] && f.length >= fence.length && line.trim() === f))) fence = fence === null ? f : null;
     else if (fence === null) {
       const b = line.indexOf(BEGIN_MARK);
-      const e = line.indexOf(END);
+      const e = line.indexOf(END_MARK);
+      // Replacing from a marker that shares its line with other text would cut that text: refuse instead.
+      if ((b >= 0 || e >= 0) && !BEGIN_LINE.test(line.replace(/\r$/, "")) && !END_LINE.test(line.replace(/\r$/, ""))) {
+        return { kind: "bad", line: i + 1, why: "knowledge-triage marker text that is not a marker line of its own (inline, quoted or in indented code)" };
+      }
       if (b >= 0) begins.push({ at: off + b, line: i + 1 });
       if (e >= 0) ends.push({ at: off + e, line: i + 1 });
     }

@@ -49,7 +49,8 @@ export function parseRuleFile(name: string, text: string): ParsedRuleFile {
       }
     }
   }
-  body = body.replace(/<!--[\s\S]*?-->/g, "");
+  // Comments that open a line (the NOTICE, a note the user left) are no rules; one inside a rule's text is part of it.
+  body = body.replace(/^[ \t]*<!--[\s\S]*?-->/gm, "");
   const rules: string[] = [];
   for (const line of body.split("\n")) {
     if (line.trim() === "" || /^#{1,6}\s/.test(line)) continue;

@@ -22,6 +22,8 @@ export type HookLogEntry = z.infer<typeof HookLogEntrySchema>;
 export const StatusSchema = z.object({
   rulesDir: z.string(),
   files: z.array(z.object({ file: z.string(), rules: z.int(), globs: z.array(z.string()), chars: z.int() })),
+  /** `.md` files of the rules folder that cannot be read as rules (binary, broken frontmatter: pinned-rules.ts ruleFileProblem); skipped by every command. */
+  problems: z.array(z.object({ file: z.string(), why: z.string() })),
   /** Active rules in the store, by type and scope; null when there is no store (never extracted or pinned). */
   active: z.nullable(z.object({ total: z.int(), constraint: z.int(), procedural: z.int(), permission: z.int(), unscoped: z.int(), scoped: z.int() })),
   retired: Count,
@@ -56,8 +58,9 @@ export function untilDate(until: string | undefined): string | null {
 /** Collect the status of `rulesDir` (see module doc). `now` decides expiry. Throws StateError for a corrupt store. */
 export function collectStatus(rulesDir: string, now: Date = new Date(), lastEntries = 5): Status {
   const st = stateDir(rulesDir);
+  const skipped: Array<{ name: string; why: string }> = [];
   const files = existsSync(rulesDir)
-    ? readRuleFiles(rulesDir).map((f) => {
+    ? readRuleFiles(rulesDir, skipped).map((f) => {
         const text = readFileSync(join(rulesDir, f.name), "utf8");
         return { file: f.name, rules: f.rules.length, globs: f.globs, chars: text.length };
       })
@@ -106,6 +109,7 @@ export function collectStatus(rulesDir: string, now: Date = new Date(), lastEntr
   return StatusSchema.parse({
     rulesDir,
     files,
+    problems: skipped.map((k) => ({ file: k.name, why: k.why })),
     active,
     retired: store ? store.rules.filter((r) => r.status === "retired").length : null,
     expired,
@@ -121,6 +125,7 @@ export function renderStatus(s: Status): string {
   const lines = [`rules folder: ${s.rulesDir}`];
   if (s.files.length === 0) lines.push("rule files: none");
   for (const f of s.files) lines.push(`  ${f.file}: ${f.rules} rule${f.rules === 1 ? "" : "s"}, ${f.chars} chars${f.globs.length ? `, paths: ${f.globs.join(", ")}` : ", unscoped"}`);
+  for (const p of s.problems) lines.push(`  problem: ${p.file}: ${p.why}; its rules are not loaded (fix or remove the file)`);
   if (s.active === null) lines.push("active rules: never measured (no .state/rules.json: nothing extracted or pinned yet)");
   else lines.push(`active rules: ${s.active.total} (constraint ${s.active.constraint}, procedural ${s.active.procedural}, permission ${s.active.permission}; unscoped ${s.active.unscoped}, path-scoped ${s.active.scoped})`);
   lines.push(n(s.retired, "retired"), n(s.expired, "expired permissions"), n(s.pending, "sessions with unread transcript"));
