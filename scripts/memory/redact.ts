@@ -53,6 +53,10 @@ function looksSecret(tok: string, vet: Vet | undefined): boolean {
       return v.length >= 8 && classes >= 2 && /\d/.test(v) && entropy(v) >= 2.5;
     case "token":
       return v.length >= 8 && classes >= 2 && /\d/.test(v) && entropy(v) >= 2.5 && v.split(/[-_./+=~]/).some((seg) => seg.length >= 10 && /\d/.test(seg) && /[A-Za-z]/.test(seg));
+    case "short":
+      return v.length >= 6 && /[A-Za-z]/.test(v) && /\d/.test(v) && (v.match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0) >= 2;
+    case "typed":
+      return /\d|.[A-Z]|[^A-Za-z0-9]/.test(v);
     case "blob":
       // Mixed case + digits and >= 4 bits/char: random keys; hex SHAs and words fall below this.
       return classes >= 3 && /[a-z]/.test(v) && /[A-Z]/.test(v) && /\d/.test(v) && entropy(v) >= 4.0;
