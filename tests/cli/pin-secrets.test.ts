@@ -16,6 +16,8 @@ const ruleFiles = (rules: string): string =>
 describe("pin: secrets in the rule never reach the rule file", () => {
   it.each([
     ["pin-auth-short", "Use auth ${SECRET:pin-auth-short} for billing.", "- Use auth [REDACTED] for billing.\n"],
+    ["phrase-ja-quoted", "パスワードは「${SECRET:phrase-ja-quoted}」です。必ず使うこと。", "パスワードは「[REDACTED]」です。必ず使うこと。"],
+    ["phrase-for-colon", "Never share the passphrase for the staging vault: ${SECRET:phrase-for-colon}.", "- Never share the passphrase for the staging vault: [REDACTED].\n"],
   ])("%s", (name, template, want) => {
     const rules = join(tempDir("kt-pinsecret-"), "rules");
     const r = triage(["pin", expandSecrets(template), "--rules-dir", rules, "--type", "constraint", "--model", "/dev/null"]);
