@@ -196,7 +196,7 @@ export const PATTERNS: SecretPattern[] = [
   // switch back and forth (vet "short"), so "auth oauth2", "token sha256" and "auth middleware/v2" stay (issue 13).
   {
     name: "auth-word-then-short",
-    re: /(?<![A-Za-z])(?:auth|token)\s+(?:is\s+)?(?:[:=]\s*)?["'`]?([A-Za-z0-9_-]{6,})(?![A-Za-z0-9_./-])/dgi,
+    re: /(?<![A-Za-z])(?:auth|token)\s+(?:is\s+)?(?:[:=]\s*)?["'`]?([A-Za-z0-9_-]{6,})(?![A-Za-z0-9_-]|[./][A-Za-z0-9])/dgi,
     group: 1,
     vet: "short",
     hint: /auth|token/i,

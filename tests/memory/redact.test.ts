@@ -104,3 +104,12 @@ describe("redact: a secret never spans a line break (issue 13)", () => {
     expect(out).toBe("## Rotate the token\nDB_PASSWORD=[REDACTED]\nPASSWORD_MIN_LENGTH=12\nthe database password is [REDACTED] locally");
   });
 });
+
+describe("redact: a short token after auth, at the end of a sentence (issue 13)", () => {
+  it.each(["auth-short", "auth-is-short", "pin-auth-short"])("%s followed by a full stop", async (name) => {
+    const s = FAKE_SECRETS.find((x) => x.name === name);
+    const out = redactSync(`${s?.text ?? ""}. Never share it outside the team.`);
+    expect(out).not.toContain(s?.needle);
+    expect(out).toContain(`${REDACTED}`);
+  });
+});
