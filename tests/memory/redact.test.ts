@@ -99,6 +99,7 @@ describe("redact: a secret never spans a line break (issue 13)", () => {
     expect((await redactTexts([text])).texts[0]).toBe(text);
   });
   it("still redacts the secrets on their own lines of the same text", async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${SECRET:name} placeholders of the fake corpus, expanded by expandSecrets
     const text = expandSecrets("## Rotate the token\nDB_PASSWORD=${SECRET:db-env}\nPASSWORD_MIN_LENGTH=12\nthe database password is ${SECRET:dbPassword} locally");
     const out = (await redactTexts([text])).texts[0];
     expect(out).toBe("## Rotate the token\nDB_PASSWORD=[REDACTED]\nPASSWORD_MIN_LENGTH=12\nthe database password is [REDACTED] locally");
