@@ -11,7 +11,7 @@ import { segment } from "../engine/units.js";
 import type { MemoryDoc } from "../operators/decompose.js";
 import { decideUnits } from "../operators/policy.js";
 import { STATE_DIRNAME } from "../paths.js";
-import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "./heap-room.js";
+import { checkHeapRoom, HEAP_BASE_BYTES, HEAP_BYTES_PER_CHAR } from "./heap-room.js";
 import { walkFiles } from "./read-files.js";
 import { readInput } from "./text-io.js";
 
@@ -59,7 +59,7 @@ export function memoryDocs(
   const warnings: string[] = [];
   const docs = files.map((f) => {
     const input = readInput(f);
-    checkHeapRoom(input.text.length, `read ${f}`, HEAP_BYTES_PER_CHAR.whole);
+    checkHeapRoom(input.text.length, `read ${f}`, HEAP_BYTES_PER_CHAR.whole, HEAP_BASE_BYTES.whole);
     warnings.push(...input.warnings);
     // Claude Code strips block HTML comments from memory files (references/claude-code.md): the model never sees
     // them, so they are no rules. Their line feeds stay, so line numbers still point into the file.

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { findWithdrawTarget, findWithdrawTargets, narrowingOf, targetClause, untouchedClauses } from "./withdraw.js";
 import { tokenize } from "../engine/tokenize.js";
-import { EXCEPTION_CJK, EXCEPTION_RE } from "./durability.js";
+import { EXCEPTION_CJK, EXCEPTION_RE, OUTPUT_LANGUAGE_RE } from "./durability.js";
 import type { Rule, RuleSource, Store } from "./store/store-schema.js";
 
 /** Jaccard similarity at or above which two same-polarity, same-scope rules are one rule. */
@@ -871,6 +871,16 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
       retired.push(r.id);
     }
   }
+  // One language at a time: "Actually, answer in English from now on" replaces "Always answer in German" (the same
+  // output, the same place, another language).
+  const lang = outputLanguageOf(st.text);
+  if (lang) {
+    for (const r of store.rules) {
+      if (r.status !== "active" || r.kind === "permission" || retired.includes(r.id) || !sameGlobs(r.globs, st.globs)) continue;
+      const other = outputLanguageOf(r.text);
+      if (other && other.output === lang.output && other.language !== lang.language) retired.push(r.id);
+    }
+  }
   const rule = newRule(st, terms, store);
   if (st.refine) {
     // The refined parent is superseded: retired with reason "refined" and the new rule's id (the sidecar's record).
@@ -896,4 +906,33 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     if (r) retire(r, st, rule.id, st.refine && id === retired[retired.length - 1] ? "refined" : "replaced", ix);
   }
   return { action: "added", ruleId: rule.id, retired };
+}
+
+/** Language names of output-language rules, by language (lower-cased; Russian stems take any ending). */
+const LANGUAGE_OF: [string, RegExp][] = [
+  ["en", /english|englisch|ingl[eé]s|английск|英語|英文|英语|영어/u],
+  ["de", /german|deutsch|alem[aá]n|немецк|ドイツ語|德语|德文|독일어/u],
+  ["es", /spanish|spanisch|español|espanol|испанск|スペイン語|西班牙语|스페인어/u],
+  ["ru", /russian|russisch|ruso|русск|по-русски|ロシア語|俄语|俄文|러시아어/u],
+  ["zh", /chinese|chinesisch|chino|китайск|中文|汉语|中国語|중국어/u],
+  ["ja", /japanese|japanisch|japon[eé]s|японск|日本語|日语|日文|일본어/u],
+  ["ko", /korean|koreanisch|coreano|корейск|韓国語|韩语|한국어/u],
+];
+/** What an output-language rule governs: commit messages, code comments, or (by default) the answers. */
+const OUTPUT_OF: [string, RegExp][] = [
+  ["commit", /commit|コミット|提交|커밋|коммит/u],
+  ["comment", /comment|kommentar|comentario|комментари|コメント|注释|주석/u],
+];
+
+/**
+ * The output and the language an output-language rule (OUTPUT_LANGUAGE_RE of durability.ts) sets, or undefined: a rule
+ * that names no single language (or several) is not compared.
+ */
+export function outputLanguageOf(text: string): { output: string; language: string } | undefined {
+  if (!OUTPUT_LANGUAGE_RE.test(text)) return undefined;
+  const t = text.toLowerCase();
+  const named = LANGUAGE_OF.filter(([, re]) => re.test(t)).map(([l]) => l);
+  if (named.length !== 1) return undefined;
+  const output = OUTPUT_OF.find(([, re]) => re.test(t))?.[0] ?? "answer";
+  return { output, language: named[0] as string };
 }

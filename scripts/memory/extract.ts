@@ -15,6 +15,9 @@ import { meaningKeys, RULE_REFERENCE } from "./withdraw.js";
 import type { UtteranceScorer } from "./utterance-model.js";
 import { DURABLE_THRESHOLD, cuesOf, durabilityScore, expiryOf, NARROWING_RE, ruleType, WEIGHTS, WITHDRAW_CJK, WITHDRAW_RE, type Cues } from "./durability.js";
 
+/** An explicit replacement inside a sentence: "use pnpm instead of yarn", "statt", "en lugar de", "вместо", 而不是, の代わりに, 대신. */
+const INSTEAD_RE = /(?<![\p{L}])(?:instead of|rather than|statt|anstatt|en (?:lugar|vez) de|вместо)(?![\p{L}])|而不是|の代わりに|대신/iu;
+
 /** A candidate sentence with where it was said. */
 export interface Candidate {
   text: string;
@@ -225,6 +228,9 @@ export function judge(
     const prev = i > 0 ? (cands[i - 1] as Candidate) : undefined;
     // "About the Friday freeze. That's over now.": a withdrawal that names nothing takes its subject from the sentence before.
     const context = prev && prev.source.offset === c.source.offset && contentless(c.text) ? { context: prev.text } : {};
+    // "Never mind, use pnpm instead of yarn.": a withdrawal that goes on to state the rule that replaces it is a
+    // refinement (it supersedes its parent), not a withdrawal that stores nothing.
+    if (withdraws && cues.refinement && INSTEAD_RE.test(c.text) && !cues.question && !cues.release && score >= threshold && !contentless(c.text)) return { ...base, keep: true, kind: "rule" as const };
     if (withdraws && !cues.question) return { ...base, ...context, score: Math.min(score, threshold - 0.5), keep: true, kind: "retraction" as const };
     // "改一下导出格式：exports 里改成 SAS XPT v5，不再出 CSV。": a refinement that says what no longer holds states the new rule;
     // it supersedes its parent (the store finds it by meaning) rather than only taking it back.

@@ -164,6 +164,14 @@ export type SkipReason =
   | "not-object";
 
 const WRAPPER_RE = /^\s*<(command-name|command-message|command-args|local-command-[\w-]+|bash-input|bash-stdout|bash-stderr|system-reminder|user-prompt-submit-hook)>/;
+const REMINDER_START_RE = /^\s*<system-reminder>/;
+/** A <system-reminder> span (closed, or running to the end of the text when never closed). */
+const REMINDER_SPAN_RE = /<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g;
+
+/** `text` without its <system-reminder> spans (Claude Code's own additions to a user turn). */
+function withoutReminders(text: string): string {
+  return text.includes("<system-reminder>") ? text.replace(REMINDER_SPAN_RE, "") : text;
+}
 
 /**
  * Pure: the user text of one parsed transcript line, or why there is none. Only `type:"user"` lines with
@@ -182,20 +190,28 @@ export function userUtterance(obj: unknown): Utterance | SkipReason {
   if (msg.role !== undefined && msg.role !== "user") return "not-user";
   const content = msg.content;
   let text = "";
-  if (typeof content === "string") text = content;
-  else if (Array.isArray(content)) {
+  if (typeof content === "string") {
+    if (WRAPPER_RE.test(content) && !REMINDER_START_RE.test(content)) return "command-wrapper";
+    text = withoutReminders(content);
+    if (text.trim() === "" && content.trim() !== "") return "command-wrapper";
+  } else if (Array.isArray(content)) {
+    // Each block on its own: Claude Code adds a <system-reminder> block (an opened file, a selection, CLAUDE.md
+    // contents) before or after what the user typed; it is not the user's, and it must not hide the user's block.
     const texts: string[] = [];
     let sawTool = false;
+    let sawWrapper = false;
     for (const b of content) {
       if (!b || typeof b !== "object") continue;
       const blk = b as Record<string, unknown>;
-      if (blk.type === "text" && typeof blk.text === "string") texts.push(blk.text);
-      else if (blk.type === "tool_result") sawTool = true;
+      if (blk.type === "text" && typeof blk.text === "string") {
+        const own = WRAPPER_RE.test(blk.text) && !REMINDER_START_RE.test(blk.text) ? "" : withoutReminders(blk.text);
+        if (own.trim() === "") sawWrapper = true;
+        else texts.push(own);
+      } else if (blk.type === "tool_result") sawTool = true;
     }
-    if (texts.length === 0) return sawTool ? "tool-result" : "no-text";
+    if (texts.length === 0) return sawTool ? "tool-result" : sawWrapper ? "command-wrapper" : "no-text";
     text = texts.join("\n");
   } else return "no-text";
-  if (WRAPPER_RE.test(text)) return "command-wrapper";
   if (text.trim() === "") return "no-text";
   const u: Utterance = { text };
   if (typeof o.uuid === "string") u.uuid = o.uuid;

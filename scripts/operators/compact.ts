@@ -227,8 +227,12 @@ function planOps(units: readonly ClassifiedUnit[], candidate: Uint8Array, cost: 
   ];
 }
 
-/** A block HTML comment written by this tool: the export block's markers, a rules file's provenance line (memory/render.ts). */
-const OWN_COMMENT = /^\s*<!--\s*(?:knowledge-triage:|Written by knowledge-triage\b)/;
+/**
+ * A block HTML comment kept as written: this tool's own (the export block's markers, a rules file's provenance line,
+ * memory/render.ts), or a one-line marker of another tool of at most four words (`<!-- prettier-ignore -->`,
+ * `<!-- markdownlint-disable MD013 -->`, `<!-- BEGIN MANAGED BLOCK -->`), which changes how the next lines are handled.
+ */
+const OWN_COMMENT = /^\s*<!--\s*(?:knowledge-triage:|Written by knowledge-triage\b)|^[^\S\n]*<!--[^\S\n]*(?:[^\s<>]+[^\S\n]+){0,3}[^\s<>]+[^\S\n]*-->[^\S\n]*$/;
 
 /**
  * Smallest ratio with two decimals whose budget floor(ratio x base) is at least `needed` tokens, in
@@ -259,10 +263,10 @@ function unsafe(units: readonly ClassifiedUnit[], pinned: Uint8Array, skeleton: 
   units.forEach((u, i) => {
     if (!skeleton[i]) return;
     used += cost[i] as number;
-    if (pinned[i] && used > budget) unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
+    if (pinned[i] && used > budget && u.kind !== "comment" && u.kind !== "frontmatter") unfit.push(`L${u.line}: ${(u.text.split("\n")[0] ?? "").trim()}`);
   });
   // The blank lines between kept units can be what tips it over: then the last rule does not fit.
-  const last = units.findLastIndex((_u, i) => pinned[i] === 1);
+  const last = units.findLastIndex((u, i) => pinned[i] === 1 && u.kind !== "comment" && u.kind !== "frontmatter");
   if (unfit.length === 0 && last >= 0) unfit.push(`L${units[last]?.line}: ${(units[last]?.text.split("\n")[0] ?? "").trim()}`);
   const shown = unfit.slice(0, UNFIT_LIST_MAX).map((s) => `  ${s.length > UNFIT_TEXT_MAX ? `${s.slice(0, UNFIT_TEXT_MAX - 1)}…` : s}`);
   if (unfit.length > UNFIT_LIST_MAX) shown.push(`  ... and ${unfit.length - UNFIT_LIST_MAX} more`);

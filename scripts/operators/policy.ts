@@ -89,7 +89,25 @@ export function isPinned(u: ClassifiedUnit, pinMass = PIN_MASS): boolean {
  * one short line each, so compaction keeps them word for word at little cost.
  */
 export function isLanguageDirective(u: { text: string; kind: UnitKind }): boolean {
-  return u.kind !== "code" && hasForm(lineForms(bodyText(u), u.text, u.kind), "lang");
+  return u.kind !== "code" && (hasForm(lineForms(bodyText(u), u.text, u.kind), "lang") || isLanguageSetting(bodyText(u)));
+}
+
+/** Language names in the seven languages (and a few more), lower-cased; Russian adjective stems take any ending. */
+const LANGUAGE_NAME =
+  "english|englisch|inglés|ingles|англ\\p{L}*|german|deutsch|alemán|немецк\\p{L}*|spanish|español|spanisch|испанск\\p{L}*|french|français|französisch|francés|французск\\p{L}*|portuguese|português|portugués|portugiesisch|italian|italiano|italienisch|russian|russisch|ruso|русск\\p{L}*|chinese|chinesisch|chino|китайск\\p{L}*|中文|汉语|漢語|英文|英语|英語|日本語|日语|japanese|japanisch|japonés|японск\\p{L}*|korean|koreanisch|coreano|корейск\\p{L}*|한국어|영어|일본어|중국어";
+/** "Output language: English", "Sprache der Antworten: Deutsch", "回答语言：中文", "Язык ответов: русский", "All responses in Portuguese". */
+const LANGUAGE_SETTING_RE = new RegExp(
+  String.raw`(?:output|response|reply|replies|answer|antwort|respuesta|réponse|ответ|回答|回复|応答|返信|출력|응답|답변|出力|输出)[^
+]{0,30}(?:language|sprache|idioma|langue|язык|语言|言語|언어)[^
+]{0,12}[:：]\s*\**\s*(?:${LANGUAGE_NAME})|(?:language|sprache|idioma|langue|язык|语言|言語|언어)[^
+]{0,30}(?:output|response|repl|answer|antwort|respuesta|réponse|ответ|回答|回复|応答|返信|출력|응답|답변|出力|输出)\p{L}*[^
+]{0,6}[:：]\s*\**\s*(?:${LANGUAGE_NAME})|(?:^|\s)(?:all\s+)?(?:responses|answers|replies|output|antworten|respuestas|ответы)\s+(?:in|auf|en|на)\s+(?:${LANGUAGE_NAME})`,
+  "u",
+);
+
+/** True when a line sets the language of the agent's answers or output as a labelled setting (see LANGUAGE_SETTING_RE). */
+function isLanguageSetting(body: string): boolean {
+  return LANGUAGE_SETTING_RE.test(body.toLowerCase());
 }
 
 /**

@@ -117,8 +117,16 @@ function topicKeys(text: string): TopicKeys {
   };
 }
 
+/** Length of the common prefix of two strings, in code units. */
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
 /**
- * True when a topic and a query share a key, or a word of one (4+ characters) begins a word of the other: stemmers
+ * True when a topic and a query share a key, or a word of one (4+ characters) begins a word of the other, or two words
+ * begin with the same 6+ characters: stemmers
  * disagree on derived forms ("deploy" is "deploi" to Porter, "deployment" is "deploy"), and a section named
  * "Deployment" is about deploying.
  */
@@ -128,6 +136,8 @@ function topicMatches(topic: TopicKeys, query: TopicKeys): boolean {
     for (const b of query.words) {
       const [short, long] = a.length <= b.length ? [a, b] : [b, a];
       if (short.length >= 4 && long.startsWith(short)) return true;
+      // Two derived forms of one word ("deploying" / "deployment", "bereitstellen" / "Bereitstellung"): 6+ letters in common.
+      if (short.length >= 6 && commonPrefix(short, long) >= 6) return true;
     }
   return false;
 }

@@ -293,6 +293,14 @@ describe("compact, decompose and retrieve on input too large for the heap", () =
       expect(r.stdout).toBe("");
     }
     expect(existsSync(join(dir, "parts"))).toBe(false);
+    // 1.7 MB of short rules under many headings (second fresh-user pass): the program and model need their share too.
+    const sectioned = join(dir, "sectioned.md");
+    const lines = Array.from({ length: 25_000 }, (_, i) => (i % 50 === 0 ? `## Section ${i + 1}` : `- Never deploy service ${i + 1} on Fridays without approval from team ${(i + 1) % 7}.`));
+    writeFileSync(sectioned, `${lines.join("\n")}\n`);
+    for (const argv of [["retrieve", "deploy", "--base", sectioned], ["decompose", sectioned, "--out", join(dir, "parts2")]]) {
+      const r = triage(argv, tiny);
+      expect(expectOneLineError(r)).toMatch(/^triage: cannot (?:read|decompose) .*sectioned\.md: 2 MiB of input needs about \d+ MiB of memory/);
+    }
   }, 120_000);
 });
 

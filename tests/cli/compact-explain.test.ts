@@ -34,6 +34,17 @@ describe("compact --explain", () => {
     }
   });
 
+  it("names a dropped block HTML comment (not a typed unit) in its place", () => {
+    const dir = tempDir("kt-explain-");
+    const src = join(dir, "CLAUDE.md");
+    writeFileSync(src, "# P\n\nThe API is written in Go and talks to Postgres through pgx, with migrations in db/migrations.\n\n<!-- note\nspanning\nlines -->\n\n## Rules\n- Never push to main.\n");
+    const r = triage(["compact", src, "--ratio", "0.9", "--explain"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain("spanning");
+    expect(r.stderr).toMatch(/, 1 comment dropped\n/);
+    expect(r.stderr).toMatch(/ dropped +L5 +comment +<!-- note\n/);
+  });
+
   it("with -o names the file written after the report", () => {
     const dir = tempDir("kt-explain-");
     const src = join(dir, "CLAUDE.md");

@@ -82,6 +82,19 @@ describe("userUtterance", () => {
   ])("%j -> %s", (obj, reason) => {
     expect(userUtterance(obj)).toBe(reason);
   });
+  it("a <system-reminder> block before or after the user's text is left out, and never hides it", () => {
+    // Claude Code adds such blocks to a typed turn (an opened file, a selection, CLAUDE.md contents).
+    const reminder = { type: "text", text: "<system-reminder>\nThe user opened the file src/x.ts in the IDE.\n</system-reminder>" };
+    const claudeMd = { type: "text", text: "<system-reminder>\n# claudeMd\nNever use emojis in commit messages.\n</system-reminder>" };
+    const typed = { type: "text", text: "Never touch the billing folder." };
+    const turn = (content: object[]) => ({ type: "user", uuid: "u", message: { role: "user", content } });
+    expect(userUtterance(turn([reminder, typed]))).toEqual({ text: "Never touch the billing folder.", uuid: "u" });
+    expect(userUtterance(turn([typed, claudeMd]))).toEqual({ text: "Never touch the billing folder.", uuid: "u" });
+    expect(userUtterance(turn([reminder]))).toBe("command-wrapper");
+    // In string content, a reminder span is cut out and the rest is the user's.
+    expect(userUtterance({ type: "user", message: { role: "user", content: "Keep answers short.\n<system-reminder>\nNever use emojis.\n</system-reminder>" } })).toEqual({ text: "Keep answers short.\n" });
+    expect(userUtterance({ type: "user", message: { role: "user", content: "<system-reminder>Never use emojis.</system-reminder>" } })).toBe("command-wrapper");
+  });
   it("joins text blocks and keeps uuid, timestamp and session", () => {
     expect(userUtterance({ type: "user", uuid: "u", timestamp: "t", sessionId: "s", message: { role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] } })).toEqual({ text: "a\nb", uuid: "u", timestamp: "t", sessionId: "s" });
   });

@@ -72,6 +72,15 @@ describe("retrieve", () => {
     expect(r.hits[0]?.why).toBe('topic "deployment" matches the query');
   });
 
+  it("derived forms of one word meet (deploying / Deployment, bereitstellen / Bereitstellung)", () => {
+    const r = retrieve([{ name: "CLAUDE.md", units: classifyMarkdown(TEAM, teamGold) }], "deploying", { k: 1 });
+    expect(r.hits[0]?.line).toBe(11);
+    const de = "# P\n\n## Bereitstellung\n\n- Niemals freitags ausrollen.\n\n## Regeln\n\n- Nie direkt auf main pushen.\n";
+    const d = retrieve([{ name: "CLAUDE.md", units: classifyMarkdown(de, goldClassifier([{ line: 5, type: "constraint" }, { line: 9, type: "constraint" }])) }], "bereitstellen", { k: 1 });
+    expect(d.hits[0]?.line).toBe(5);
+    expect(d.hits[0]?.why).toBe('topic "bereitstellung" matches the query');
+  });
+
   it("a rule of an unrelated section whose own words name the query's subject is in scope, ahead of the global rules", () => {
     const moved = TEAM.replace("## Deployment", "## Release train");
     const r = retrieve([{ name: "CLAUDE.md", units: classifyMarkdown(moved, teamGold) }], "can I deploy on friday?", { k: 1 });

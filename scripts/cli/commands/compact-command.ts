@@ -4,7 +4,7 @@ import { segment } from "../../engine/units.js";
 import { decideUnits, PIN_MASS } from "../../operators/policy.js";
 import { CompactionUnsafeError, UsageError } from "../../errors.js";
 import { loadClassifier } from "../../io/model-file.js";
-import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
+import { checkHeapRoom, HEAP_BASE_BYTES, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
 import { encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
 import { linkTarget, refuseOverwrite, writeFileAtomic } from "../../io/write-files.js";
 import { projectDirFrom } from "../../io/project-folders.js";
@@ -93,17 +93,29 @@ const EXPLAIN_TEXT_MAX = 90;
 export function explainLines(result: ReturnType<typeof compact>, units: readonly ClassifiedUnit[]): string[] {
   const count = (a: string): number => result.units.filter((r) => r.action === a).length;
   const pinned = result.units.filter((r) => r.pinned).length;
+  const droppedComments = units.filter((u) => u.kind === "comment" && !result.text.includes(u.text)).length;
   const out = [
     `compacted ${result.before} -> ${result.after} tokens (budget ${result.budget}; smallest safe ratio ${result.smallestRatio.toFixed(2)}): ` +
-      `${count("kept")} kept as written (${pinned} pinned rules and near-rules), ${count("compressed")} compressed, ${count("merged")} merged, ${count("dropped")} dropped`,
+      `${count("kept")} kept as written (${pinned} pinned rules and near-rules), ${count("compressed")} compressed, ${count("merged")} merged, ${count("dropped")} dropped` +
+      (droppedComments > 0 ? `, ${droppedComments} comment${droppedComments === 1 ? "" : "s"} dropped` : ""),
   ];
   const textAt = new Map(units.map((u) => [u.line, u.text.split("\n")[0] ?? ""]));
+  const actionAt = new Map(result.units.map((r) => [r.line, r.action]));
+  const rows: [number, string][] = [];
   for (const r of result.units) {
     if (r.action === "kept") continue;
+    // A merge into a line that went too: say so, rather than point at a line that is not in the output.
+    const lost = r.action === "merged" && r.into !== undefined && actionAt.get(r.into) === "dropped";
+    const action = lost ? "dropped" : r.action;
     const where = r.action === "merged" && r.into !== undefined ? `L${r.line}->L${r.into}` : `L${r.line}`;
-    out.push(`  ${r.action.padEnd(10)} ${where.padEnd(11)} ${r.type.padEnd(10)} ${visibleTruncated((textAt.get(r.line) ?? "").trim(), EXPLAIN_TEXT_MAX)}`);
+    rows.push([r.line, `  ${action.padEnd(10)} ${where.padEnd(11)} ${r.type.padEnd(10)} ${visibleTruncated((textAt.get(r.line) ?? "").trim(), EXPLAIN_TEXT_MAX)}`]);
   }
-  return out;
+  // Block HTML comments are not typed units (no row of their own in the report): a dropped one is named here.
+  for (const u of units) {
+    if (u.kind === "comment" && !result.text.includes(u.text)) rows.push([u.line, `  ${"dropped".padEnd(10)} ${`L${u.line}`.padEnd(11)} ${"comment".padEnd(10)} ${visibleTruncated((textAt.get(u.line) ?? "").trim(), EXPLAIN_TEXT_MAX)}`]);
+  }
+  rows.sort((a, b) => a[0] - b[0]);
+  return out.concat(rows.map(([, l]) => l));
 }
 
 /** `triage compact <file|-> (--budget N | --ratio R | --ratio min) [-o out] [--json]`; exit 2 (with --json: a CompactErrorSchema object on stdout) when the rules do not fit. */
@@ -124,7 +136,7 @@ export function registerCompact(program: Command): void {
       opts.model ??= (cmd.optsWithGlobals() as { model?: string }).model; // a global --model may capture the flag
       if (opts.output === "-") opts.output = undefined; // -o - is standard output, as without -o
       const input = readInputExact(file, "compact");
-      checkHeapRoom(input.text.length, `compact ${file}`, HEAP_BYTES_PER_CHAR.whole);
+      checkHeapRoom(input.text.length, `compact ${file}`, HEAP_BYTES_PER_CHAR.whole, HEAP_BASE_BYTES.whole);
       if (opts.output) refuseOverwrite(opts.output, { force: opts.force, inputs: [file] });
       for (const w of input.warnings) stderrLine(`warning: ${w}`);
       const budget = compactBudget(opts);

@@ -7,7 +7,7 @@ import { estimateTokens } from "../../engine/budget.js";
 import { segment } from "../../engine/units.js";
 import { decideUnits } from "../../operators/policy.js";
 import { TriageError, UsageError } from "../../errors.js";
-import { checkHeapRoom, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
+import { checkHeapRoom, HEAP_BASE_BYTES, HEAP_BYTES_PER_CHAR } from "../../io/heap-room.js";
 import { INPUT_MAX_BYTES, readFileCapped } from "../../io/read-files.js";
 import { loadClassifier } from "../../io/model-file.js";
 import { type DecodedInput, encodeLike, inFormOf, readInputExact, stderrLine, writeStdout } from "../../io/text-io.js";
@@ -114,7 +114,7 @@ export function registerDecompose(program: Command): void {
       const inputs = new Map<string, DecodedInput>();
       const docs: MemoryDoc[] = files.map((f) => {
         const input = readInputExact(f, "decompose");
-        checkHeapRoom(input.text.length, `decompose ${f}`, HEAP_BYTES_PER_CHAR.whole);
+        checkHeapRoom(input.text.length, `decompose ${f}`, HEAP_BYTES_PER_CHAR.whole, HEAP_BASE_BYTES.whole);
         for (const w of input.warnings) stderrLine(`warning: ${w}`);
         if (!inputs.has(f)) inputs.set(f, input);
         return { name: f, units: decideUnits(segment(input.text), classifier, { pinMass }) };
