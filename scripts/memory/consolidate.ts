@@ -692,6 +692,15 @@ function exactDuplicate(ix: RuleIndex, st: Statement, terms: readonly string[], 
 }
 
 /**
+ * True when two rule texts are the same words in the same order, ignoring case, spacing and punctuation
+ * ("Never use eval()." and "never use eval()!"; not "Never use eval(x).", not "Use spaces, not tabs." for "Use tabs, not spaces.").
+ */
+export function sameWording(a: string, b: string): boolean {
+  const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return norm(a) === norm(b);
+}
+
+/**
  * Apply one statement to the store (mutating it) and say what happened. Idempotent per source:
  * a statement whose (session, offset) is already recorded changes nothing. `recent` is the id of the
  * rule added just before (a bare "scratch that" retracts it).
@@ -786,6 +795,7 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
   const exactDup = exactDuplicate(ix, st, terms, polarity);
   // Jaccard >= DUPLICATE_JACCARD implies shared >= DUPLICATE_JACCARD x |terms| (the union holds all of them).
   const dupScope = { polarity, ids: identifierSet(st.text).key };
+  const reordered: string[] = [];
   for (const sim of exactDup ? [exactDup] : candidates(ix, terms, Math.max(1, Math.ceil(DUPLICATE_JACCARD * terms.length - 1e-9)), dupScope)) {
     const r = sim.rule;
     if (sim.jaccard < DUPLICATE_JACCARD || !sameGlobs(r.globs, st.globs) || r.polarity !== polarity) continue;
@@ -793,11 +803,17 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     // A pinned rule is the user's explicit words: only a restatement with the same terms is a duplicate of it ("Do not
     // use tabs in YAML." is not "Never use tabs."; transcript lines merge at DUPLICATE_JACCARD).
     const sameTerms = terms.join(" ") === rt.join(" ") && terms.length > 0;
+    // Word order carries the meaning of a pin ("Use tabs, not spaces." is the reverse of "Use spaces, not tabs."): only
+    // the same words in the same order are the same pin; the same terms reordered replace it (below, `reordered`).
+    const samePin = st.origin === "pin" && sameTerms && sameWording(st.text, r.text);
     const dup =
-      (st.origin === "pin" ? sameTerms : sameTerms || sim.jaccard >= DUPLICATE_JACCARD) &&
+      (st.origin === "pin" ? samePin : sameTerms || sim.jaccard >= DUPLICATE_JACCARD) &&
       !identifiersDiffer(st.text, r.text) &&
       !templateSubstitution(st.text, r.text);
-    if (!dup) continue;
+    if (!dup) {
+      if (st.origin === "pin" && sameTerms && !samePin && r.status === "active") reordered.push(r.id);
+      continue;
+    }
     if (r.status === "retired") {
       // The same line replayed (stream transcripts repeat lines around a compaction, with their own timestamp): not a restatement.
       if (st.source.at !== undefined && r.text === st.text && r.sources.some((x) => x.at === st.source.at)) return { action: "duplicate-source", retired: [] };
@@ -844,8 +860,9 @@ export function applyStatement(store: Store, st: Statement, recent?: string): Ap
     return { action: "refined", ruleId: rule.id, retired: [] };
   }
 
-  // Contradiction: same content, opposite polarity, same scope -> the later statement replaces the earlier.
-  const retired: string[] = [];
+  // Contradiction: same content, opposite polarity, same scope -> the later statement replaces the earlier. A pin of the
+  // same terms in another order replaces its rule too.
+  const retired: string[] = [...reordered];
   // Both tests below need 3 shared terms when the statement has 3 or more (Jaccard >= 0.8 of a union of >= 3).
   for (const sim of candidates(ix, terms, Math.min(3, Math.max(2, terms.length)), { polarity: polarity === "pos" ? "neg" : "pos" })) {
     const r = sim.rule;

@@ -14,7 +14,7 @@ const PW_OTHER = "парольн(?:ая|ую|ой) фраз(?:а|у|ой)|密码
 /** Connectors between the word and its value: copulas in several languages, `:`/`=`, particles (은/는/は/是 ...). */
 const PW_LINK =
   "\\s+(?:is|was|ist|lautet|es|est|это)\\s*[:：]\\s*|\\s*(?:[:=：]|=>|:=)\\s*|\\s+(?:is|was|are|will be|should be|es|era|ist|lautet|est|é|è|это|—|-|هي|هو)\\s+|\\s*(?:是|为|為|は|が|는|은|:)\\s*|\\s+";
-const PW_VALUE = "[`\"'«“]?([^\\s`\"'«»“”,;]{1,200})";
+const PW_VALUE = "[`\"'«“「『]?([^\\s`\"'«»“”「」『』,;]{1,200})";
 const PASSWORD_RE = new RegExp(
   `(?:(?<![\\p{L}\\p{N}_-])(?:my |the |a |our |your |new |old )?(${PW_LATIN})(?![\\p{L}\\p{N}_-])|(${PW_OTHER}))(?:${PW_LINK})${PW_VALUE}`,
   "dgiu",
@@ -189,7 +189,7 @@ function notAValue(val: string): boolean {
 }
 
 /** The closing quote of each opening quote a value may be given in. */
-const QUOTE_PAIRS: Readonly<Record<string, string>> = { '"': '"', "'": "'", "`": "`", "«": "»", "“": "”" };
+const QUOTE_PAIRS: Readonly<Record<string, string>> = { '"': '"', "'": "'", "`": "`", "«": "»", "“": "”", "「": "」", "『": "』" };
 
 /** Strip closing punctuation and quotes a sentence puts after a value. */
 // "!" stays: it ends many passwords ("Pa55word!!"), and redacting a sentence's "!" with it costs nothing.
@@ -220,7 +220,9 @@ function wordRanges(text: string): Array<[number, number]> {
     if (close !== undefined && !verbPass && !(/^\s+\S$/u.test(link) && /^(?:token|secret|api|apikey)/.test(word))) {
       const end = text.indexOf(close, at[0]);
       const inner = end > at[0] && end - at[0] <= 200 ? text.slice(at[0], end) : "";
-      if (inner.trim() !== "" && !PLACEHOLDER_RE.test(inner.trim()) && !/^-/.test(inner) && !/\n/.test(inner)) {
+      // After a CJK or Korean word a quoted single word without ASCII is emphasis (「必ず」), not a value (「さくら もち 2024」).
+      const emphasis = m[2] !== undefined && !/^\p{Script=Cyrillic}/u.test(word) && !/[\x21-\x7e\s]/.test(inner);
+      if (inner.trim() !== "" && !emphasis && !PLACEHOLDER_RE.test(inner.trim()) && !/^-/.test(inner) && !/\n/.test(inner)) {
         out.push([at[0], end]);
         continue;
       }
@@ -230,7 +232,8 @@ function wordRanges(text: string): Array<[number, number]> {
       const end = phraseEnd(text, at[0], PHRASE_WORD.test(word) ? 2 : 3);
       // After a CJK or Korean word the words are not space-separated, so a function word cannot be told: the value
       // must hold ASCII, as below ("비밀번호는 로그에 남기지 마세요" is a rule). Cyrillic words are checked like Latin ones.
-      const unsplit = m[2] !== undefined && !/^\p{Script=Cyrillic}/u.test(word);
+      // After a colon ("stagingのパスワード：さくら もち 二〇二四") a clause of space-separated words is a value whatever its script.
+      const unsplit = m[2] !== undefined && !/^\p{Script=Cyrillic}/u.test(word) && !/[:：]/.test(link);
       if (end !== undefined && !(unsplit && !/[\x21-\x7e]/.test(text.slice(at[0], end)))) {
         out.push([at[0], end]);
         continue;
@@ -249,6 +252,45 @@ function wordRanges(text: string): Array<[number, number]> {
     // A passphrase may hold spaces: after ":"/"is", the value runs to the end of the clause.
     if (/^passphrase/.test(word) && !bare) end += /^[^,;.!?\n]{0,120}/u.exec(text.slice(end))?.[0].replace(/\s+$/u, "").length ?? 0;
     out.push([at[0], end]);
+  }
+  return out;
+}
+
+/** Password words of QUALIFIED_RE whose value may be a clause of words (the rest are single tokens: secret, token, api key). */
+const QUALIFIED_PHRASE_WORD = /^(?:pass[- ]?phrase|password|passwort|kennwort|contraseña|clave|пароль|senha)/iu;
+
+/**
+ * Ranges of the values after a qualified password word (QUALIFIED_RE): a typed value, or, after a passphrase or password
+ * word, a clause of words that does not read as a description ("the passphrase for the staging vault: tango whiskey
+ * foxtrot lima", "Passwort für staging: grüne Gurke Sonnenschein"; 2+ words after a passphrase word, 3+ after a password word).
+ */
+function qualifiedRanges(text: string): Array<[number, number]> {
+  const out = typedRanges(text, QUALIFIED_RE, 1);
+  for (const m of text.matchAll(QUALIFIED_RE)) {
+    const at = m.indices?.[1];
+    const word = QUALIFIED_PHRASE_WORD.exec(m[0])?.[0].toLowerCase();
+    if (at === undefined || word === undefined || notAValue(trimValue(m[1] ?? ""))) continue;
+    const end = phraseEnd(text, at[0], /phrase/.test(word) ? 2 : 3);
+    if (end !== undefined) out.push([at[0], end]);
+  }
+  return out;
+}
+
+/**
+ * A key named for what it unlocks ("the vault key: tango whiskey foxtrot", "master key: …"), then a colon: a clause of
+ * 2+ words that does not read as a description is its value. A bare "key:" ("Sort key: …") is not a cue.
+ */
+const NAMED_KEY_RE = /(?<![\p{L}\p{N}_-])(?:vault|master|encryption|decryption|recovery|unlock|signing|private|safe|wallet)[- _]?key\s*[:：]\s*/dgiu;
+
+/** Ranges of the multi-word values after NAMED_KEY_RE (single typed values are the patterns' of secret-patterns.ts). */
+function namedKeyRanges(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const m of text.matchAll(NAMED_KEY_RE)) {
+    const start = (m.index ?? 0) + m[0].length;
+    const first = /^\S+/u.exec(text.slice(start))?.[0] ?? "";
+    if (notAValue(trimValue(first))) continue;
+    const end = phraseEnd(text, start, 2);
+    if (end !== undefined) out.push([start, end]);
   }
   return out;
 }
@@ -281,11 +323,13 @@ export function passwordRanges(text: string): Array<[number, number]> {
   const account = text.includes(" / ") && ACCOUNT_HINT.test(text);
   const accountColon = ACCOUNT_COLON_HINT.test(text);
   const entry = text.includes(" / ") && ENTRY_VERB.test(text);
-  if (!pw && !login && !account && !entry && !accountColon) return [];
+  const namedKey = /key\s*[:：]/iu.test(text);
+  if (!pw && !login && !account && !entry && !accountColon && !namedKey) return [];
   return [
     ...(entry ? typedRanges(text, PAIR_RE, 1, 6) : []),
     ...(pw ? wordRanges(text) : []),
-    ...(pw && QUALIFIED_HINT.test(text) ? typedRanges(text, QUALIFIED_RE, 1) : []),
+    ...(pw && QUALIFIED_HINT.test(text) ? qualifiedRanges(text) : []),
+    ...(namedKey ? namedKeyRanges(text) : []),
     ...(login && text.includes("/") ? typedRanges(text, LOGIN_SLASH_RE, 1, 6) : []),
     ...(account ? typedRanges(text, ACCOUNT_SLASH_RE, 1, 6) : []),
     ...(accountColon ? typedRanges(text, ACCOUNT_COLON_RE, 1, 6).filter(([a, b]) => /\p{L}/u.test(text.slice(a, b)) && /[^\p{L}]/u.test(text.slice(a, b))) : []),

@@ -40,7 +40,8 @@ function looksSecret(tok: string, vet: Vet | undefined): boolean {
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(v)).length;
   switch (vet) {
     case "kv":
-      return v.length >= 3;
+      // A file path (SECRET_PATH=/etc/app/secret, PASSWORD_FILE=./pw.txt) says where a secret is; it is not one.
+      return v.length >= 3 && !/^(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]*)*$/.test(v);
     case "word":
       // A lowercase participle or adverb ("hashed", "rotated", "monthly") describes the password; it is not one.
       return v.length >= 6 && !ORDINARY_AFTER_WORD.test(v) && !/^[a-z]+(?:ed|ly|ing)$/.test(v);
@@ -52,6 +53,10 @@ function looksSecret(tok: string, vet: Vet | undefined): boolean {
       return v.length >= 8 && classes >= 2 && /\d/.test(v) && entropy(v) >= 2.5;
     case "token":
       return v.length >= 8 && classes >= 2 && /\d/.test(v) && entropy(v) >= 2.5 && v.split(/[-_./+=~]/).some((seg) => seg.length >= 10 && /\d/.test(seg) && /[A-Za-z]/.test(seg));
+    case "short":
+      return v.length >= 6 && /[A-Za-z]/.test(v) && /\d/.test(v) && (v.match(/[A-Za-z](?=\d)|\d(?=[A-Za-z])/g)?.length ?? 0) >= 2;
+    case "typed":
+      return /\d|.[A-Z]|[^A-Za-z0-9]/.test(v);
     case "blob":
       // Mixed case + digits and >= 4 bits/char: random keys; hex SHAs and words fall below this.
       return classes >= 3 && /[a-z]/.test(v) && /[A-Z]/.test(v) && /\d/.test(v) && entropy(v) >= 4.0;
@@ -110,37 +115,57 @@ export function unescaped(text: string): { view: string; at: number[] } {
   return { view, at };
 }
 
+/** Patterns whose match may span lines: a PEM block, and a cloud key id with its secret on the next line. */
+const MULTILINE = new Set(["pem-private-key", "cloud-key-pair"]);
+
+/**
+ * Ranges our patterns flag in `text`. A secret never spans a line break, and a cue word on one line says nothing about
+ * the next ("## Rotate the token\ndeploy.sh"), so every pattern but MULTILINE runs on each line by itself.
+ */
 function rangesIn(text: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
+  const lines: Array<[string, number]> = [];
+  if (text.includes("\n")) {
+    let off = 0;
+    for (const line of text.split("\n")) {
+      lines.push([line, off]);
+      off += line.length + 1;
+    }
+  } else lines.push([text, 0]);
   for (const p of PATTERNS) {
     if (p.hint && !p.hint.test(text)) continue;
-    // One test first: matchAll copies the regex and builds an iterator, which cost more than the search itself
-    // on the short texts most patterns do not match.
-    p.re.lastIndex = 0;
-    if (!p.re.test(text)) continue;
-    p.re.lastIndex = 0;
-    for (const m of text.matchAll(p.re)) {
-      const g = p.group ?? 0;
-      const val = m[g];
-      const at = m.indices?.[g];
-      if (val === undefined || at === undefined) continue;
-      if (!looksSecret(val, p.vet)) continue;
-      const start = at[0];
-      if (p.vet === "blob" && val.includes("/") && URL_BEFORE.test(text.slice(Math.max(0, start - 300), start))) {
-        // Inside a URL a 40+ character run is usually a path (owner/repo/releases/tag/v1): only a segment that is
-        // a blob by itself is a secret.
-        let off = start;
-        for (const seg of val.split("/")) {
-          if (seg.length >= 32 && looksSecret(seg, "blob")) ranges.push([off, off + seg.length]);
-          off += seg.length + 1;
-        }
-        continue;
-      }
-      ranges.push([start, start + val.length]);
-    }
+    for (const [line, off] of MULTILINE.has(p.name) ? [[text, 0] as [string, number]] : lines) patternRanges(line, off, p, ranges);
   }
-  ranges.push(...passwordRanges(text));
+  for (const [line, off] of lines) for (const [s, e] of passwordRanges(line)) ranges.push([s + off, e + off]);
   return ranges;
+}
+
+/** Push onto `out` the ranges (shifted by `off`) of `p`'s vetted matches in `text`. */
+function patternRanges(text: string, off: number, p: (typeof PATTERNS)[number], out: Array<[number, number]>): void {
+  // One test first: matchAll copies the regex and builds an iterator, which cost more than the search itself
+  // on the short texts most patterns do not match.
+  p.re.lastIndex = 0;
+  if (!p.re.test(text)) return;
+  p.re.lastIndex = 0;
+  for (const m of text.matchAll(p.re)) {
+    const g = p.group ?? 0;
+    const val = m[g];
+    const at = m.indices?.[g];
+    if (val === undefined || at === undefined) continue;
+    if (!looksSecret(val, p.vet)) continue;
+    const start = at[0];
+    if (p.vet === "blob" && val.includes("/") && URL_BEFORE.test(text.slice(Math.max(0, start - 300), start))) {
+      // Inside a URL a 40+ character run is usually a path (owner/repo/releases/tag/v1): only a segment that is
+      // a blob by itself is a secret.
+      let o = start;
+      for (const seg of val.split("/")) {
+        if (seg.length >= 32 && looksSecret(seg, "blob")) out.push([off + o, off + o + seg.length]);
+        o += seg.length + 1;
+      }
+      continue;
+    }
+    out.push([off + start, off + start + val.length]);
+  }
 }
 
 /** Replace the union of `ranges` in `text` by REDACTED. */

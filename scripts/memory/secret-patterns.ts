@@ -9,9 +9,11 @@
  * How a captured value is vetted: `kv` any 3+ characters; `word` 6+ characters that are not an ordinary word
  * ("password is required"); `weak` 8+ characters mixing classes with a digit; `flag` a flag's value that is not
  * a path or a `key=value` option; `token` a `weak` value with a run of 10+ letters and digits mixed (so
- * `tenant-2024-region` is an identifier, not a token); `blob` a 40+ character mixed-case-and-digit string of >= 4 bits per character.
+ * `tenant-2024-region` is an identifier, not a token); `blob` a 40+ character mixed-case-and-digit string of >= 4 bits per character;
+ * `short` 6+ letters and digits switching between the two at least twice (`k8Jd93kL`, not `sha256` or `oauth2`); `typed` a
+ * value with a digit, an inner capital or a symbol (`abc123`, not the word `token`).
  */
-export type Vet = "kv" | "word" | "weak" | "token" | "flag" | "blob";
+export type Vet = "kv" | "word" | "weak" | "token" | "flag" | "blob" | "short" | "typed";
 
 /** One shape: a global regex with indices (`d` flag), the group to redact (0 = whole match), and how to vet the value. */
 export interface SecretPattern {
@@ -190,6 +192,17 @@ export const PATTERNS: SecretPattern[] = [
     vet: "token",
     hint: /auth/i,
   },
+  // A short token (6+ characters) after "auth" or "token" ("auth sk8Jd…", "auth is 7fG2…"): only letters and digits that
+  // switch back and forth (vet "short"), so "auth oauth2", "token sha256" and "auth middleware/v2" stay (issue 13).
+  {
+    name: "auth-word-then-short",
+    re: /(?<![A-Za-z])(?:auth|token)\s+(?:is\s+)?(?:[:=]\s*)?["'`]?([A-Za-z0-9_-]{6,})(?![A-Za-z0-9_-]|[./][A-Za-z0-9])/dgi,
+    group: 1,
+    vet: "short",
+    hint: /auth|token/i,
+  },
+  // Anything typed after "Bearer" ("Authorization: Bearer abc123"): a header value of any length; "Bearer token" is prose.
+  { name: "bearer-short", re: /\bBearer\s+([A-Za-z0-9_~+/=-]+(?:\.[A-Za-z0-9_~+/=-]+)*)/dgi, group: 1, vet: "typed", hint: /bearer/i },
   // NAME=value where the name holds SALT, SIGNING, AUTH or PRIVATE (JWT_SIGNING, ENCRYPTION_SALT, SERVICE_AUTH): a
   // token-looking value is a secret, a plain one (AUTH_PROVIDER=keycloak, SIGNING_ALG=RS256) is not.
   {

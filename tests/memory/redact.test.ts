@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { redactSync, redactTexts, REDACTED } from "../../scripts/memory/redact.js";
-import { FAKE_SECRETS, NOT_SECRETS } from "../fixtures/memory/secrets.js";
+import { expandSecrets, FAKE_SECRETS, NOT_SECRETS } from "../fixtures/memory/secrets.js";
 
 describe("redact: every fake secret shape is removed, the sentence kept", () => {
   it.each(FAKE_SECRETS.map((s) => [s.name, s]))("%s", async (_n, s) => {
@@ -85,5 +85,32 @@ describe("redact: pathological input terminates (no catastrophic backtracking)",
   ])("%s", async (_n, text) => {
     const { texts } = await redactTexts([text]);
     expect(typeof texts[0]).toBe("string");
+  });
+});
+
+describe("redact: a secret never spans a line break (issue 13)", () => {
+  it("keeps a .env of names, a path and a heading-then-command byte for byte", async () => {
+    const text = "SECRET_PATH=/etc/app/secret\nPASSWORD_MIN_LENGTH=12\n## Rotate the token\ndeploy.sh --env=prod\n";
+    expect((await redactTexts([text])).texts[0]).toBe(text);
+    expect(redactSync(text)).toBe(text);
+  });
+  it("keeps a rule on the line after a password word", async () => {
+    const text = "Never log the password\nPASSWORD_MIN_LENGTH=12 must stay in config.";
+    expect((await redactTexts([text])).texts[0]).toBe(text);
+  });
+  it("still redacts the secrets on their own lines of the same text", async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${SECRET:name} placeholders of the fake corpus, expanded by expandSecrets
+    const text = expandSecrets("## Rotate the token\nDB_PASSWORD=${SECRET:db-env}\nPASSWORD_MIN_LENGTH=12\nthe database password is ${SECRET:dbPassword} locally");
+    const out = (await redactTexts([text])).texts[0];
+    expect(out).toBe("## Rotate the token\nDB_PASSWORD=[REDACTED]\nPASSWORD_MIN_LENGTH=12\nthe database password is [REDACTED] locally");
+  });
+});
+
+describe("redact: a short token after auth, at the end of a sentence (issue 13)", () => {
+  it.each(["auth-short", "auth-is-short", "pin-auth-short"])("%s followed by a full stop", async (name) => {
+    const s = FAKE_SECRETS.find((x) => x.name === name);
+    const out = redactSync(`${s?.text ?? ""}. Never share it outside the team.`);
+    expect(out).not.toContain(s?.needle);
+    expect(out).toContain(`${REDACTED}`);
   });
 });

@@ -96,7 +96,9 @@ export async function pinRule(opts: PinOptions): Promise<PinReport> {
     saveStore(rulesDir, store);
     const status = store.rules.length > before ? "added" : res.ruleId && wasRetired.has(res.ruleId) ? "reactivated" : "exists";
     const notes = replaced.map((r) => `replaces the earlier rule "${r.text}" (retired: ${r.retiredReason ?? "replaced"}; pin it again to restore it)`);
-    return { status, id: res.ruleId ?? "", text, globs, files: sync.files, warnings: [...red.warnings, ...notes, ...sync.warnings] };
+    // "already pinned" names the rule that is there, in its words, not the restatement just typed.
+    const shown = status === "added" ? text : (store.rules.find((r) => r.id === res.ruleId)?.text ?? text);
+    return { status, id: res.ruleId ?? "", text: shown, globs, files: sync.files, warnings: [...red.warnings, ...notes, ...sync.warnings] };
   });
 }
 
