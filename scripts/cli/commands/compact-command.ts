@@ -93,7 +93,9 @@ const EXPLAIN_TEXT_MAX = 90;
 export function explainLines(result: ReturnType<typeof compact>, units: readonly ClassifiedUnit[]): string[] {
   const count = (a: string): number => result.units.filter((r) => r.action === a).length;
   const pinned = result.units.filter((r) => r.pinned).length;
-  const droppedComments = units.filter((u) => u.kind === "comment" && !result.text.includes(u.text)).length;
+  // Block HTML comments are not typed units (no row of their own in the report): a dropped one is named here.
+  const goneComments = units.filter((u) => u.kind === "comment" && !result.text.includes(u.text));
+  const droppedComments = goneComments.length;
   const out = [
     `compacted ${result.before} -> ${result.after} tokens (budget ${result.budget}; smallest safe ratio ${result.smallestRatio.toFixed(2)}): ` +
       `${count("kept")} kept as written (${pinned} pinned rules and near-rules), ${count("compressed")} compressed, ${count("merged")} merged, ${count("dropped")} dropped` +
@@ -102,18 +104,19 @@ export function explainLines(result: ReturnType<typeof compact>, units: readonly
   const textAt = new Map(units.map((u) => [u.line, u.text.split("\n")[0] ?? ""]));
   const actionAt = new Map(result.units.map((r) => [r.line, r.action]));
   const rows: [number, string][] = [];
+  const row = (line: number, action: string, where: string, type: string): [number, string] => [
+    line,
+    `  ${action.padEnd(10)} ${where.padEnd(11)} ${type.padEnd(10)} ${visibleTruncated((textAt.get(line) ?? "").trim(), EXPLAIN_TEXT_MAX)}`,
+  ];
   for (const r of result.units) {
     if (r.action === "kept") continue;
     // A merge into a line that went too: say so, rather than point at a line that is not in the output.
     const lost = r.action === "merged" && r.into !== undefined && actionAt.get(r.into) === "dropped";
     const action = lost ? "dropped" : r.action;
     const where = r.action === "merged" && r.into !== undefined ? `L${r.line}->L${r.into}` : `L${r.line}`;
-    rows.push([r.line, `  ${action.padEnd(10)} ${where.padEnd(11)} ${r.type.padEnd(10)} ${visibleTruncated((textAt.get(r.line) ?? "").trim(), EXPLAIN_TEXT_MAX)}`]);
+    rows.push(row(r.line, action, where, r.type));
   }
-  // Block HTML comments are not typed units (no row of their own in the report): a dropped one is named here.
-  for (const u of units) {
-    if (u.kind === "comment" && !result.text.includes(u.text)) rows.push([u.line, `  ${"dropped".padEnd(10)} ${`L${u.line}`.padEnd(11)} ${"comment".padEnd(10)} ${visibleTruncated((textAt.get(u.line) ?? "").trim(), EXPLAIN_TEXT_MAX)}`]);
-  }
+  for (const u of goneComments) rows.push(row(u.line, "dropped", `L${u.line}`, "comment"));
   rows.sort((a, b) => a[0] - b[0]);
   return out.concat(rows.map(([, l]) => l));
 }
