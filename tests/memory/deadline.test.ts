@@ -327,7 +327,7 @@ describe("reading honours the deadline inside a line with no newline", () => {
     const rule = user("Never push to main.");
     appendFileSync(p.transcript, `\n${rule}\n`);
     const done = await extractText(p, null, {}, tuning);
-    expect(done.warnings).toContain("1 oversized line skipped (tool output)");
+    expect(done.warnings).toContain("1 oversized line skipped (tool output or pasted text)");
     expect(activeRules(p.rulesDir)).toEqual(["Never push to main."]);
     const cursor = loadCursor(p.rulesDir, "session-1");
     expect(cursor).toMatchObject({ offset: 40 * chunk + 1 + Buffer.byteLength(rule) + 1, line: 2 });

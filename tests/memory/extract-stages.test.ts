@@ -55,7 +55,7 @@ describe("scanLine (reading)", () => {
     expect([t.linesRead, t.linesSkipped]).toEqual([4, 3]);
     expect(t.warnings()).toEqual([
       "2 unparseable lines skipped (including a torn last line)",
-      "1 oversized line skipped (tool output)",
+      "1 oversized line skipped (tool output or pasted text)",
       `1 user message over ${MAX_UTTERANCE_CHARS} characters skipped (pasted text)`,
     ]);
   });

@@ -119,7 +119,7 @@ export class LineTally {
     const w: string[] = [];
     const bad = this.corrupt + this.torn;
     if (bad > 0) w.push(`${bad} unparseable line${bad === 1 ? "" : "s"} skipped${this.torn ? " (including a torn last line)" : ""}`);
-    if (this.oversized > 0) w.push(`${this.oversized} oversized line${this.oversized === 1 ? "" : "s"} skipped (tool output)`);
+    if (this.oversized > 0) w.push(`${this.oversized} oversized line${this.oversized === 1 ? "" : "s"} skipped (tool output or pasted text)`);
     if (this.pasted > 0) w.push(`${this.pasted} user message${this.pasted === 1 ? "" : "s"} over ${MAX_UTTERANCE_CHARS} characters skipped (pasted text)`);
     if (this.invalidUtf8 > 0) w.push(`${this.invalidUtf8} line${this.invalidUtf8 === 1 ? "" : "s"} with invalid UTF-8 (replaced with U+FFFD)`);
     return w;
