@@ -212,9 +212,6 @@ export function judge(
     const base = { text: c.text, source: c.source, score, type: ruleType(cues, p), globs, cues: cueNames(cues), classifierType: topType(p) };
     // Vetoes: small talk, a remark about oneself, a wish about the answers, a secret handed over, a request for this
     // time only. Whatever the model says.
-    // A sentence with U+FFFD held bytes that were not UTF-8 (a transcript Claude Code did not write): written, the
-    // rule would not be the user's words, so it is dropped, as pin refuses such text.
-    if (c.text.includes("\uFFFD")) return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     if (cues.praise || cues.selfRemark || cues.chatStyle || (cues.credential && !cues.standing && !cues.normative) || (cues.thisTime && !cues.standing) || cues.reason || HEADER_ONLY.test(c.text) || REFINE_HEADER.test(c.text.trim()) || reportedNotGiven(c.text)) {
       return { ...base, score: Math.min(score, threshold - 1), keep: false, kind: "drop" as const };
     }

@@ -53,25 +53,3 @@ describe("one answer language at a time", () => {
     expect(outputLanguageOf("Use pnpm.")).toBeUndefined();
   });
 });
-
-describe("a transcript line that is not UTF-8", () => {
-  it("writes no rule with U+FFFD in place of the user's letters (pin refuses such text too); the valid lines still count", async () => {
-    // Found by the final fresh-user pass: a Latin-1 line wrote "Nunca borres producci\uFFFDn jam\uFFFDs." into the rules file.
-    const p = tempProject();
-    try {
-      const latin1 = Buffer.concat([
-        Buffer.from('{"type":"user","sessionId":"s","uuid":"z","message":{"role":"user","content":"Nunca borres producci'),
-        Buffer.from([0xf3]),
-        Buffer.from("n jam"),
-        Buffer.from([0xe1]),
-        Buffer.from('s."}}\n'),
-        Buffer.from(`${jsonl([user("Never deploy on Fridays."), assistant("OK.")])}`),
-      ]);
-      await extractText(p, latin1);
-      const active = loadStore(p.rulesDir).rules.filter((r) => r.status === "active").map((r) => r.text);
-      expect(active).toEqual(["Never deploy on Fridays."]);
-    } finally {
-      rmSync(p.dir, { recursive: true, force: true });
-    }
-  });
-});
